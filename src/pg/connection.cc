@@ -1,0 +1,88 @@
+#include "pg/connection.h"
+
+#include "absl/status/status.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "fmt/format.h"
+
+namespace outboxd::pg {
+namespace {
+
+std::string TrimMessage(const char* message) {
+  return std::string(TrimTrailingSpace(message ? message : ""));
+}
+
+}  // namespace
+
+absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message) {
+  const std::string text = Concat(message, " (SQLSTATE ", sqlstate, ")");
+  const std::string_view sql_class = sqlstate.substr(0, 2);
+  if (sql_class == "08" || sql_class == "53" || sql_class == "57" || sql_class == "58" ||
+      sqlstate == "55006" /* object_in_use: the slot is held by another process */ ||
+      sqlstate == "40001" || sqlstate == "40P01") {
+    return absl::UnavailableError(text);
+  }
+  if (sql_class == "28" || sqlstate == "42501") return absl::PermissionDeniedError(text);
+  if (sql_class == "55" || sql_class == "42" || sql_class == "3D" || sql_class == "3F") {
+    return absl::FailedPreconditionError(text);
+  }
+  return absl::InvalidArgumentError(text);
+}
+
+absl::Status ClassifyConnectError(std::string_view message) {
+  if (Contains(message, "password authentication failed") ||
+      Contains(message, "no pg_hba.conf entry") ||
+      Contains(message, "password is required") ||
+      Contains(message, "replication role") ||
+      Contains(message, "permission denied")) {
+    return absl::PermissionDeniedError(std::string(message));
+  }
+  if (Contains(message, "does not exist") ||
+      Contains(message, "invalid connection option") ||
+      Contains(message, "missing \"=\"") ||
+      Contains(message, "invalid URI")) {
+    return absl::InvalidArgumentError(std::string(message));
+  }
+  return absl::UnavailableError(std::string(message));
+}
+
+absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
+  // expand_dbname=1: the first "dbname" is parsed as a whole conninfo string; the keywords
+  // after it override whatever it says.
+  const char* const keywords[] = {"dbname", "replication", "application_name", nullptr};
+  const char* const values[] = {conninfo.c_str(), "database", "outboxd", nullptr};
+  Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
+  if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
+  if (PQstatus(conn.raw()) != CONNECTION_OK) {
+    return ClassifyConnectError(
+        Concat("cannot connect to Postgres: ", TrimMessage(PQerrorMessage(conn.raw()))));
+  }
+  return conn;
+}
+
+absl::StatusOr<ResultPtr> Connection::Query(const std::string& sql, std::string_view what) {
+  ResultPtr result(PQexec(conn_.get(), sql.c_str()));
+  const ExecStatusType status = PQresultStatus(result.get());
+  if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) return result;
+  if (PQstatus(conn_.get()) == CONNECTION_BAD) {
+    return absl::UnavailableError(Concat(what, ": connection to Postgres lost: ",
+                                               TrimMessage(PQerrorMessage(conn_.get()))));
+  }
+  const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
+  return ClassifyServerError(sqlstate ? sqlstate : "XX000",
+                             Concat(what, ": ", TrimMessage(PQerrorMessage(conn_.get()))));
+}
+
+std::string Connection::QuoteLiteral(std::string_view text) const {
+  std::unique_ptr<char, decltype(&PQfreemem)> quoted(
+      PQescapeLiteral(conn_.get(), text.data(), text.size()), &PQfreemem);
+  return quoted ? std::string(quoted.get()) : std::string("NULL");
+}
+
+std::string Connection::QuoteIdentifier(std::string_view text) const {
+  std::unique_ptr<char, decltype(&PQfreemem)> quoted(
+      PQescapeIdentifier(conn_.get(), text.data(), text.size()), &PQfreemem);
+  return quoted ? std::string(quoted.get()) : std::string("\"\"");
+}
+
+}  // namespace outboxd::pg

@@ -1,0 +1,57 @@
+#pragma once
+// RAII over a libpq connection in logical replication mode (replication=database), where
+// only the simple query protocol works.
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace outboxd::pg {
+
+struct ConnDeleter {
+  void operator()(PGconn* conn) const { PQfinish(conn); }
+};
+struct ResultDeleter {
+  void operator()(PGresult* result) const { PQclear(result); }
+};
+using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
+
+// The one place that decides what a libpq failure means (STYLE.md rule 2): Unavailable for
+// faults that retrying can cure (network, restarts, slot busy), PermissionDenied for auth and
+// privileges, FailedPrecondition for server settings and objects, InvalidArgument otherwise.
+absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message);
+// For a connection that failed before any SQLSTATE exists (refused, auth, unknown database).
+absl::Status ClassifyConnectError(std::string_view message);
+
+class Connection {
+ public:
+  // Connects with `conninfo` plus replication=database and application_name=outboxd.
+  static absl::StatusOr<Connection> Open(const std::string& conninfo);
+
+  // Runs one statement through the simple query protocol; errors are classified as above with
+  // `what` naming the step for the message. The result is TUPLES_OK or COMMAND_OK.
+  absl::StatusOr<ResultPtr> Query(const std::string& sql, std::string_view what);
+
+  std::string QuoteLiteral(std::string_view text) const;
+  std::string QuoteIdentifier(std::string_view text) const;
+  // Server-side name of the connected database.
+  std::string DatabaseName() const { return PQdb(conn_.get()); }
+
+  // Borrowed; valid while this Connection lives.
+  PGconn* raw() const { return conn_.get(); }
+
+ private:
+  explicit Connection(PGconn* conn) : conn_(conn) {}
+  std::unique_ptr<PGconn, ConnDeleter> conn_;
+};
+
+// The text of row `row`, column `col` (empty for NULL). Requires them to exist.
+inline std::string_view Value(const PGresult* result, int row, int col) {
+  return {PQgetvalue(result, row, col), static_cast<size_t>(PQgetlength(result, row, col))};
+}
+
+}  // namespace outboxd::pg

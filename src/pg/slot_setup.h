@@ -1,0 +1,39 @@
+#pragma once
+// Checks the server and prepares the publication and slot that replication needs, turning every
+// wrong setting into an error that names the cause and the fix.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/types.h"
+#include "pg/connection.h"
+
+namespace outboxd::pg {
+
+struct QualifiedTable {
+  std::string schema;
+  std::string name;
+};
+
+struct SetupOptions {
+  std::string slot;
+  std::string publication;
+  std::vector<QualifiedTable> tables;
+  bool create_missing = true;  // Create the publication and slot when they do not exist.
+};
+
+struct ServerIdentity {
+  std::string system_id;
+  int timeline = 0;
+  Lsn wal_position;
+  std::string database;
+};
+
+// Verifies wal_level, the tables and the publication's coverage of them, creates what is
+// missing (if allowed), and checks the slot is a live pgoutput slot of this database.
+// Errors: FailedPrecondition (settings/objects, message says the fix), PermissionDenied,
+// Unavailable (retry).
+absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupOptions& options);
+
+}  // namespace outboxd::pg
