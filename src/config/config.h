@@ -1,0 +1,94 @@
+#pragma once
+// outboxd's configuration: one TOML file plus a few environment overrides, parsed and validated
+// once at start-up into a plain Config that the rest of the daemon only reads.
+//
+// Environment overrides (applied after the file, so secrets need not live in it):
+//   OUTBOXD_POSTGRES_CONNINFO        replaces [postgres] conninfo
+//   OUTBOXD_KAFKA_BOOTSTRAP_SERVERS  replaces [kafka] "bootstrap.servers"
+// A key that an override supplies may be left out of the file.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace outboxd::config {
+
+inline constexpr std::string_view kEnvConninfo = "OUTBOXD_POSTGRES_CONNINFO";
+inline constexpr std::string_view kEnvBootstrapServers = "OUTBOXD_KAFKA_BOOTSTRAP_SERVERS";
+
+// A table as pgoutput names it. Matched byte for byte against Relation messages, so an
+// unquoted (lower-cased by Postgres) identifier must be written in lower case.
+struct TableName {
+  std::string schema;
+  std::string name;
+
+  std::string ToString() const { return schema + "." + name; }
+  friend bool operator==(const TableName&, const TableName&) = default;
+};
+
+struct PostgresConfig {
+  std::string conninfo;  // libpq string; the pg module adds replication=database itself.
+  std::string slot = "outboxd";
+  std::string publication = "outboxd";
+  std::vector<TableName> tables;  // Non-empty, no duplicates.
+  bool create_slot = true;        // Create the slot and publication when missing.
+  int32_t status_interval_ms = 1000;
+};
+
+// One of Debezium's table.fields.additional.placement entries ("column:header[:alias]").
+struct HeaderPlacement {
+  std::string column;
+  std::string header;  // The alias, or the column name when none was given.
+  friend bool operator==(const HeaderPlacement&, const HeaderPlacement&) = default;
+};
+
+// Defaults are those of Debezium's Outbox Event Router.
+struct OutboxConfig {
+  // Contains at most one placeholder (kTopicPlaceholders in topic.h).
+  std::string topic = "outbox.event.${aggregatetype}";
+  std::string id_column = "id";
+  std::string aggregate_type_column = "aggregatetype";
+  std::string aggregate_id_column = "aggregateid";
+  std::string payload_column = "payload";
+  std::vector<HeaderPlacement> additional_placement;
+  bool tombstone_on_empty_payload = false;
+  std::string dead_letter_topic = "outbox.dlq";
+};
+
+struct RelayConfig {
+  int32_t shutdown_timeout_ms = 10000;  // Bounded wait for outstanding deliveries on SIGTERM.
+};
+
+struct Config {
+  PostgresConfig postgres;
+  // librdkafka producer properties in their string form, sorted by name; always holds
+  // "bootstrap.servers".
+  std::vector<std::pair<std::string, std::string>> kafka;
+  OutboxConfig outbox;
+  RelayConfig relay;
+};
+
+// Looks up an environment variable; nullopt when unset. Injected so tests never read the real
+// environment.
+using Environment = std::function<std::optional<std::string>(std::string_view name)>;
+
+// The process environment (getenv). Not thread-safe against concurrent setenv.
+Environment ProcessEnvironment();
+
+// Parses and validates `toml_text`. `source_name` (usually the path) prefixes every error.
+// Returns InvalidArgument naming the file, line when known, key, problem and fix.
+absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source_name,
+                                   const Environment& env);
+
+// Reads the file at `path` and parses it with `env` (the process environment by default).
+// Returns InvalidArgument when the file cannot be read or is invalid.
+absl::StatusOr<Config> LoadConfig(const std::string& path);
+absl::StatusOr<Config> LoadConfig(const std::string& path, const Environment& env);
+
+}  // namespace outboxd::config

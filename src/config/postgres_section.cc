@@ -1,0 +1,121 @@
+// [postgres] and [relay].
+
+#include <algorithm>
+
+#include "config/sections.h"
+#include "fmt/format.h"
+
+namespace outboxd::config::internal {
+namespace {
+
+constexpr std::string_view kPostgresKeys[] = {"conninfo", "slot",        "publication",
+                                              "tables",   "create_slot", "status_interval_ms"};
+constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms"};
+constexpr std::string_view kTablesExample = R"(tables = ["public.outbox"])";
+
+// Postgres' own rule for slot names (ReplicationSlotValidateName).
+bool IsValidSlotName(std::string_view name) {
+  if (name.empty() || name.size() > 63) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+std::optional<TableName> ParseTableName(std::string_view text) {
+  std::vector<std::string_view> parts = Split(text, '.');
+  if (parts.size() == 1) parts.insert(parts.begin(), "public");
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) return std::nullopt;
+  return TableName{std::string(parts[0]), std::string(parts[1])};
+}
+
+absl::Status ReadTables(const SectionReader& reader, std::vector<TableName>& out) {
+  std::vector<std::string> texts;
+  bool present = false;
+  if (auto s = reader.ReadStringArray("tables", kTablesExample, texts, present); !s.ok()) return s;
+  if (!present) return reader.Missing("tables", kTablesExample);
+  if (texts.empty()) {
+    return reader.Error("tables", "is empty",
+                        fmt::format("list the outbox tables, e.g. {}", kTablesExample));
+  }
+  for (const std::string& text : texts) {
+    std::optional<TableName> table = ParseTableName(text);
+    if (!table) {
+      return reader.Error("tables",
+                          fmt::format("entry \"{}\" is not \"schema.table\" or \"table\"", text),
+                          "write e.g. \"public.outbox\"");
+    }
+    if (std::find(out.begin(), out.end(), *table) != out.end()) {
+      return reader.Error("tables", fmt::format("lists {} twice", table->ToString()),
+                          "remove the duplicate");
+    }
+    out.push_back(std::move(*table));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadConninfo(const SectionReader& reader, const Environment& env, std::string& out) {
+  constexpr std::string_view kExample = R"(conninfo = "host=127.0.0.1 dbname=app user=outboxd")";
+  auto override_value = ReadOverride(env, kEnvConninfo, "unset it or give a libpq string");
+  if (!override_value.ok()) return override_value.status();
+  if (auto s = reader.ReadString("conninfo", kExample, out); !s.ok()) return s;
+  if (override_value->has_value()) {
+    out = std::move(**override_value);
+    return absl::OkStatus();
+  }
+  if (out.empty() && reader.Has("conninfo")) {
+    return reader.Error("conninfo", "is empty",
+                        fmt::format("write {} or set {}", kExample, kEnvConninfo));
+  }
+  if (out.empty()) {
+    return reader.Missing("conninfo", fmt::format("{} or set {}", kExample, kEnvConninfo));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<std::string>> ReadOverride(const Environment& env,
+                                                        std::string_view name,
+                                                        std::string_view fix) {
+  std::optional<std::string> value = env ? env(name) : std::nullopt;
+  if (value && value->empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("environment: {} is set but empty; {}", name, fix));
+  }
+  return value;
+}
+
+absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
+                          PostgresConfig& out) {
+  if (auto s = reader.CheckKnownKeys(kPostgresKeys); !s.ok()) return s;
+  if (auto s = ReadConninfo(reader, env, out.conninfo); !s.ok()) return s;
+  if (auto s = reader.ReadString("slot", R"(slot = "outboxd")", out.slot); !s.ok()) return s;
+  if (!IsValidSlotName(out.slot)) {
+    return reader.Error("slot",
+                        fmt::format("\"{}\" is not a valid replication slot name", out.slot),
+                        R"(use 1 to 63 characters from [a-z0-9_], e.g. slot = "outboxd")");
+  }
+  constexpr std::string_view kPublicationExample = R"(publication = "outboxd")";
+  if (auto s = reader.ReadString("publication", kPublicationExample, out.publication); !s.ok()) {
+    return s;
+  }
+  if (out.publication.empty() || out.publication.size() > 63) {
+    return reader.Error("publication", "must be 1 to 63 characters long",
+                        fmt::format("write e.g. {}", kPublicationExample));
+  }
+  if (auto s = ReadTables(reader, out.tables); !s.ok()) return s;
+  if (auto s = reader.ReadBool("create_slot", "create_slot = true", out.create_slot); !s.ok()) {
+    return s;
+  }
+  return reader.ReadInt("status_interval_ms", "status_interval_ms = 1000", 100, 30000,
+                        out.status_interval_ms);
+}
+
+absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out) {
+  if (auto s = reader.CheckKnownKeys(kRelayKeys); !s.ok()) return s;
+  // Ten minutes is far past any sensible drain; a larger value is likely a unit mistake.
+  return reader.ReadInt("shutdown_timeout_ms", "shutdown_timeout_ms = 10000", 0, 600000,
+                        out.shutdown_timeout_ms);
+}
+
+}  // namespace outboxd::config::internal

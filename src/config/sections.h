@@ -1,0 +1,27 @@
+#pragma once
+// Internal to outboxd_config: one reader per top-level section of the file.
+
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "config/config.h"
+#include "config/section_reader.h"
+#include "toml++/toml.h"
+
+namespace outboxd::config::internal {
+
+// Each fills `out` from its section (absent keys keep their defaults) and validates it.
+absl::Status ReadPostgres(const SectionReader& reader, const Environment& env, PostgresConfig& out);
+absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out);
+absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out);
+// `table` may be null (no [kafka] section); `source` names the file in errors.
+absl::Status ReadKafka(std::string_view source, const toml::table* table, const Environment& env,
+                       std::vector<std::pair<std::string, std::string>>& out);
+
+// Reads `name` from `env`: nullopt when unset, InvalidArgument when set but empty (an empty
+// override is almost always a deployment mistake, not a wish for an empty value).
+absl::StatusOr<std::optional<std::string>> ReadOverride(const Environment& env,
+                                                        std::string_view name,
+                                                        std::string_view fix);
+
+}  // namespace outboxd::config::internal
