@@ -1,0 +1,46 @@
+#pragma once
+// Process exit codes: distinct per failure class so supervisors (systemd, Kubernetes) and
+// operators can tell a bad config from a wrong server setting without reading logs.
+
+#include "absl/status/status.h"
+
+namespace outboxd::daemon {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;       // Unexpected internal error.
+inline constexpr int kExitUsage = 2;         // Bad command line or config file.
+inline constexpr int kExitServerSetup = 3;   // Wrong server settings, missing objects, lost slot.
+inline constexpr int kExitPermission = 4;    // Authentication or privileges.
+inline constexpr int kExitDataLoss = 5;      // Malformed replication protocol bytes.
+
+inline int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kInvalidArgument:
+      return kExitUsage;
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kNotFound:
+      return kExitServerSetup;
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+      return kExitPermission;
+    case absl::StatusCode::kDataLoss:
+      return kExitDataLoss;
+    case absl::StatusCode::kCancelled:
+    case absl::StatusCode::kUnknown:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kAborted:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kInternal:
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDoNotUseReservedForFutureExpansionUseDefaultInSwitchInstead_:
+      return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+}  // namespace outboxd::daemon

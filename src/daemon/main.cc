@@ -1,0 +1,119 @@
+// outboxd: relays rows inserted into PostgreSQL outbox tables to Kafka through a logical
+// replication slot. See README.md.
+
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "config/config.h"
+#include "daemon/exit_codes.h"
+#include "relay/supervisor.h"
+
+namespace outboxd::daemon {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: outboxd run   --config FILE [--log-level debug|info|warn|error]\n"
+    "       outboxd check --config FILE    validate the config file and exit\n"
+    "       outboxd version\n";
+
+struct Options {
+  std::string command;
+  std::string config_path;
+  log::Level level = log::Level::kInfo;
+};
+
+bool ParseLevel(std::string_view text, log::Level& level) {
+  if (text == "debug") level = log::Level::kDebug;
+  else if (text == "info") level = log::Level::kInfo;
+  else if (text == "warn") level = log::Level::kWarn;
+  else if (text == "error") level = log::Level::kError;
+  else return false;
+  return true;
+}
+
+bool ParseArgs(int argc, char** argv, Options& options) {
+  if (argc < 2) return false;
+  options.command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--config" && i + 1 < argc) {
+      options.config_path = argv[++i];
+    } else if (arg == "--log-level" && i + 1 < argc) {
+      if (!ParseLevel(argv[++i], options.level)) return false;
+    } else {
+      return false;
+    }
+  }
+  if (options.command == "version") return true;
+  return (options.command == "run" || options.command == "check") && !options.config_path.empty();
+}
+
+// SIGTERM/SIGINT become readable events on a signalfd that the loop polls, so shutdown is an
+// ordinary event on the loop thread rather than an async handler.
+int StopSignalFd() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int Run(const Options& options) {
+  log::SetMinLevel(options.level);
+  auto config = config::LoadConfig(options.config_path);
+  if (!config.ok()) {
+    log::Error("{}", MessageOf(config.status()));
+    return kExitUsage;
+  }
+  if (options.command == "check") {
+    std::printf("%s: OK\n", options.config_path.c_str());
+    return kExitOk;
+  }
+  const int stop_fd = StopSignalFd();
+  if (stop_fd < 0) {
+    log::Error("cannot create a signalfd for SIGTERM/SIGINT");
+    return kExitFailure;
+  }
+  log::Info("outboxd {} starting: tables {}, slot {}, publication {}", OUTBOXD_VERSION,
+            config->postgres.tables.front().ToString(), config->postgres.slot,
+            config->postgres.publication);
+  SystemClock clock;
+  relay::Metrics metrics;
+  const absl::Status status = relay::RunRelay(*config, clock, metrics, stop_fd);
+  ::close(stop_fd);
+  if (!status.ok()) {
+    log::Error("{}", MessageOf(status));
+    return ExitCodeFor(status);
+  }
+  log::Info("exiting: {} events published, {} dead-lettered, confirmed {}",
+            metrics.events_published, metrics.events_dead_lettered,
+            metrics.confirmed_lsn.ToString());
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace outboxd::daemon
+
+int main(int argc, char** argv) {
+  using namespace outboxd::daemon;
+  Options options;
+  if (!ParseArgs(argc, argv, options)) {
+    std::fputs(kUsage.data(), stderr);
+    return kExitUsage;
+  }
+  if (options.command == "version") {
+    std::printf("outboxd %s\n", OUTBOXD_VERSION);
+    return kExitOk;
+  }
+  return Run(options);
+}
