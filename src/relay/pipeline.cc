@@ -1,0 +1,314 @@
+#include "relay/pipeline.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "common/log.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "pg/connection.h"
+#include "pg/replication_protocol.h"
+#include "pg/slot_setup.h"
+#include "pgoutput/decoder.h"
+
+namespace outboxd::relay {
+namespace {
+
+constexpr auto kBlockedRetry = std::chrono::milliseconds(20);
+
+pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
+  pg::SetupOptions options{
+      .slot = pg.slot, .publication = pg.publication, .tables = {}, .create_missing = pg.create_slot};
+  for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
+  return options;
+}
+
+// Headers a dead-lettered record carries besides the original ones.
+constexpr std::string_view kErrorHeader = "outboxd.error";
+
+}  // namespace
+
+Pipeline::Pipeline(const config::Config& config, const Clock& clock, Metrics& metrics,
+                   int stop_fd)
+    : config_(config),
+      clock_(clock),
+      metrics_(metrics),
+      stop_fd_(stop_fd),
+      mapper_(config.outbox, config.postgres.tables) {}
+
+absl::Status Pipeline::Run() {
+  if (auto s = Connect(); !s.ok()) return s;
+  return Loop();
+}
+
+absl::Status Pipeline::Connect() {
+  auto conn = pg::Connection::Open(config_.postgres.conninfo);
+  if (!conn.ok()) return conn.status();
+  auto identity = pg::PrepareReplication(*conn, ToSetupOptions(config_.postgres));
+  if (!identity.ok()) return identity.status();
+  auto producer = kafka::Producer::Create(config_.kafka, *this);
+  if (!producer.ok()) return producer.status();
+  producer_ = std::move(*producer);
+  auto stream = pg::ReplicationStream::Start(
+      std::move(*conn), {.slot = config_.postgres.slot, .publication = config_.postgres.publication});
+  if (!stream.ok()) return stream.status();
+  stream_.emplace(std::move(*stream));
+  log::Info("streaming slot {} of database {} (system {}, timeline {}) to Kafka",
+            config_.postgres.slot, identity->database, identity->system_id, identity->timeline);
+  next_status_ = clock_.SteadyNow();
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::Loop() {
+  while (!stopping_) {
+    if (auto s = PollOnce(); !s.ok()) return s;
+    if (producer_->fatal_error()) {
+      return absl::UnavailableError(Concat("Kafka producer failed: ", *producer_->fatal_error()));
+    }
+    if (restart_reason_) return absl::UnavailableError(*restart_reason_);
+  }
+  return Shutdown();
+}
+
+absl::Status Pipeline::PollOnce() {
+  const auto now = clock_.SteadyNow();
+  if (now >= next_status_) {
+    if (auto s = SendStatus(); !s.ok()) return s;
+  }
+  const bool reading = !blocked_ && dead_letters_.empty();
+  pollfd fds[3] = {
+      {.fd = stop_fd_, .events = POLLIN, .revents = 0},
+      {.fd = producer_->event_fd(), .events = POLLIN, .revents = 0},
+      // Backpressure (invariant 4): while Kafka's queue is full the socket is not read, and
+      // Postgres keeps the WAL.
+      {.fd = stream_->socket(),
+       .events = static_cast<short>((reading ? POLLIN : 0) |
+                                    (stream_->HasPendingOutput() ? POLLOUT : 0)),
+       .revents = 0},
+  };
+  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_status_ - now);
+  if (!reading) wait = std::min<std::chrono::milliseconds>(wait, kBlockedRetry);
+  const int timeout_ms = static_cast<int>(std::max<int64_t>(0, wait.count()));
+  if (::poll(fds, 3, timeout_ms) < 0 && errno != EINTR) {
+    return absl::InternalError(Concat("poll failed: errno ", errno));
+  }
+  if (fds[0].revents & POLLIN) {
+    stopping_ = true;
+    return absl::OkStatus();
+  }
+  producer_->Poll();
+  if (fds[2].revents & POLLOUT) {
+    if (auto s = stream_->Flush(); !s.ok()) return s;
+  }
+  if (auto s = ProduceDeadLetters(); !s.ok()) return s;
+  if (blocked_) {
+    absl::Status retry = HandleCopyData(*blocked_);
+    if (absl::IsResourceExhausted(retry)) return absl::OkStatus();
+    blocked_.reset();
+    if (!retry.ok()) return retry;
+  }
+  if (blocked_ || !dead_letters_.empty()) return absl::OkStatus();
+  // libpq may hold buffered messages even when the socket is quiet, so always try to read.
+  return ReadReplication();
+}
+
+absl::Status Pipeline::ReadReplication() {
+  // Bounded batch so delivery reports and status updates keep flowing under load.
+  for (int i = 0; i < 1024; ++i) {
+    auto buffer = stream_->Read();
+    if (!buffer.ok()) return buffer.status();
+    if (!buffer->has_value()) return absl::OkStatus();
+    absl::Status s = HandleCopyData(**buffer);
+    if (absl::IsResourceExhausted(s)) {
+      blocked_.emplace(std::move(**buffer));
+      return absl::OkStatus();
+    }
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::HandleCopyData(const pg::CopyBuffer& buffer) {
+  auto copy = pg::ParseCopyMessage(buffer.view());
+  if (!copy.ok()) return copy.status();
+  if (const auto* keepalive = std::get_if<pg::Keepalive>(&*copy)) {
+    received_lsn_ = std::max(received_lsn_, keepalive->wal_end);
+    // Everything before wal_end has been received and handled; if nothing waits for Kafka,
+    // the slot may move there even though no outbox row changed (invariant 5).
+    if (tracker_.Idle()) idle_lsn_ = std::max(idle_lsn_, keepalive->wal_end);
+    return keepalive->reply_requested ? SendStatus() : absl::OkStatus();
+  }
+  const auto& xlog = std::get<pg::XLogData>(*copy);
+  received_lsn_ = std::max(received_lsn_, xlog.wal_start);
+  auto message = pgoutput::Decode(xlog.data);
+  if (!message.ok()) return Annotate(message.status(), Concat("at WAL ", xlog.wal_start.ToString()));
+  return HandleMessage(*message, xlog.wal_start);
+}
+
+absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, Lsn wal_start) {
+  if (const auto* insert = std::get_if<pgoutput::Insert>(&message)) {
+    return HandleInsert(*insert, wal_start);
+  }
+  if (const auto* begin = std::get_if<pgoutput::Begin>(&message)) {
+    if (tracker_.InTransaction()) return absl::DataLossError("pgoutput: Begin inside a transaction");
+    current_tx_ = tracker_.Begin();
+    current_xid_ = begin->xid;
+  } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
+    if (!tracker_.InTransaction()) return absl::DataLossError("pgoutput: Commit outside a transaction");
+    tracker_.Commit(commit->end_lsn);
+    ++metrics_.transactions;
+  } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
+    mapper_.OnRelation(*relation);
+  } else if (std::holds_alternative<pgoutput::Update>(message) ||
+             std::holds_alternative<pgoutput::Delete>(message) ||
+             std::holds_alternative<pgoutput::Truncate>(message)) {
+    ++metrics_.rows_ignored;  // Only inserts are events; a shared publication may send more.
+  }
+  // Origin, Type and logical messages carry nothing outboxd publishes.
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, Lsn wal_start) {
+  if (!tracker_.InTransaction()) return absl::DataLossError("pgoutput: Insert outside a transaction");
+  if (!mapper_.IsOutboxTable(insert.relation)) {
+    ++metrics_.rows_ignored;
+    return absl::OkStatus();
+  }
+  absl::Status mapped = mapper_.Map(insert, event_);
+  if (absl::IsInvalidArgument(mapped)) {
+    log::Warn("dead-lettering row of {} at WAL {} (xid {}): {}", mapper_.TableName(insert.relation),
+              wal_start.ToString(), current_xid_.value, MessageOf(mapped));
+    if (auto s = mapper_.MapDeadLetter(insert, MessageOf(mapped), wal_start, current_xid_, event_);
+        !s.ok()) {
+      return s;
+    }
+  } else if (!mapped.ok()) {
+    return mapped;
+  }
+  absl::Status produced = Produce(event_);
+  if (!absl::IsInvalidArgument(produced) || event_.topic == config_.outbox.dead_letter_topic) {
+    return produced;
+  }
+  // Kafka refused the record outright (too large, bad topic): dead-letter it instead.
+  log::Warn("dead-lettering row of {} at WAL {}: {}", mapper_.TableName(insert.relation),
+            wal_start.ToString(), MessageOf(produced));
+  if (auto s = mapper_.MapDeadLetter(insert, MessageOf(produced), wal_start, current_xid_, event_);
+      !s.ok()) {
+    return s;
+  }
+  return Produce(event_);
+}
+
+absl::Status Pipeline::Produce(const outbox::OutboxEvent& event) {
+  std::vector<kafka::Header> headers;
+  headers.reserve(event.headers.size());
+  for (const auto& h : event.headers) headers.push_back({h.name, h.value});
+  absl::Status s = producer_->Produce(
+      {.topic = event.topic, .key = event.key, .value = event.value, .headers = headers},
+      current_tx_);
+  if (s.ok()) tracker_.AddRecord();
+  return s;
+}
+
+absl::Status Pipeline::ProduceDeadLetters() {
+  while (!dead_letters_.empty()) {
+    const DeadLetter& dl = dead_letters_.front();
+    std::vector<kafka::Header> headers;
+    for (const auto& [name, value] : dl.headers) headers.push_back({name, value});
+    absl::Status s = producer_->Produce({.topic = config_.outbox.dead_letter_topic,
+                                         .key = dl.key,
+                                         .value = dl.value,
+                                         .headers = headers},
+                                        dl.tag);
+    if (absl::IsResourceExhausted(s)) return absl::OkStatus();
+    if (!s.ok()) {
+      // The dead-letter topic itself refuses it: nothing safe is left but a replay.
+      return absl::UnavailableError(Concat("cannot write to dead-letter topic ",
+                                           config_.outbox.dead_letter_topic, ": ", MessageOf(s)));
+    }
+    dead_letters_.pop_front();
+  }
+  return absl::OkStatus();
+}
+
+void Pipeline::OnDelivered(uint64_t tag) {
+  tracker_.Acknowledge(tag);
+  ++metrics_.events_published;
+}
+
+void Pipeline::OnFailed(uint64_t tag, rd_kafka_resp_err_t err, const rd_kafka_message_t& message) {
+  const std::string topic = rd_kafka_topic_name(message.rkt);
+  const std::string reason = Concat(rd_kafka_err2name(err), ": ", rd_kafka_err2str(err));
+  if (kafka::ClassifyDeliveryError(err) != kafka::FailureKind::kRecordRejected ||
+      topic == config_.outbox.dead_letter_topic) {
+    // Leave the record unacknowledged: the confirmed LSN stays before it and the replay
+    // re-sends it (invariant 6).
+    if (!restart_reason_) {
+      restart_reason_ = Concat("delivery to ", topic, " failed (", reason,
+                               "); replaying from the confirmed LSN");
+    }
+    return;
+  }
+  log::Warn("Kafka refused a record for {} ({}); sending it to {}", topic, reason,
+            config_.outbox.dead_letter_topic);
+  DeadLetter dl{.tag = tag, .key = std::nullopt, .value = std::nullopt, .headers = {}};
+  if (message.key) dl.key.emplace(static_cast<const char*>(message.key), message.key_len);
+  if (message.payload) dl.value.emplace(static_cast<const char*>(message.payload), message.len);
+  rd_kafka_headers_t* headers = nullptr;
+  if (rd_kafka_message_headers(&message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    const char* name;
+    const void* value;
+    size_t size;
+    for (size_t i = 0; rd_kafka_header_get_all(headers, i, &name, &value, &size) ==
+                       RD_KAFKA_RESP_ERR_NO_ERROR;
+         ++i) {
+      dl.headers.emplace_back(name, value ? std::optional<std::string>(std::string(
+                                                static_cast<const char*>(value), size))
+                                          : std::nullopt);
+    }
+  }
+  dl.headers.emplace_back(std::string(kErrorHeader), reason);
+  dl.headers.emplace_back("outboxd.topic", topic);
+  dead_letters_.push_back(std::move(dl));
+  ++metrics_.events_dead_lettered;
+}
+
+Lsn Pipeline::ConfirmableLsn() const {
+  Lsn lsn = std::max(confirmed_lsn_, tracker_.safe_lsn());
+  if (tracker_.Idle()) lsn = std::max(lsn, idle_lsn_);
+  return lsn;
+}
+
+absl::Status Pipeline::SendStatus() {
+  confirmed_lsn_ = ConfirmableLsn();  // Never lower than one already sent.
+  metrics_.confirmed_lsn = confirmed_lsn_;
+  next_status_ = clock_.SteadyNow() + std::chrono::milliseconds(config_.postgres.status_interval_ms);
+  const Lsn written = std::max(received_lsn_, confirmed_lsn_);
+  return stream_->SendStatus(
+      pg::EncodeStandbyStatus(written, confirmed_lsn_, clock_.PostgresNowMicros(), false));
+}
+
+absl::Status Pipeline::Shutdown() {
+  const int timeout_ms = config_.relay.shutdown_timeout_ms;
+  log::Info("stopping: waiting up to {} ms for {} outstanding Kafka deliveries", timeout_ms,
+            tracker_.outstanding_records());
+  const auto deadline = clock_.SteadyNow() + std::chrono::milliseconds(timeout_ms);
+  while (clock_.SteadyNow() < deadline &&
+         (tracker_.outstanding_records() > 0 || !dead_letters_.empty())) {
+    if (auto s = ProduceDeadLetters(); !s.ok()) break;
+    producer_->Flush(50);  // Serves delivery reports, which advance the tracker.
+  }
+  if (auto s = SendStatus(); !s.ok()) return s;
+  // Push the final confirmation out before the connection closes.
+  for (int i = 0; i < 100 && stream_->HasPendingOutput(); ++i) {
+    if (auto s = stream_->Flush(); !s.ok()) return s;
+    ::poll(nullptr, 0, 10);
+  }
+  log::Info("stopped; confirmed {} ({} records still unacknowledged will be replayed)",
+            confirmed_lsn_.ToString(), tracker_.outstanding_records());
+  return absl::OkStatus();
+}
+
+}  // namespace outboxd::relay
