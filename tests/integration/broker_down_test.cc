@@ -1,0 +1,149 @@
+// Broker down: outboxd keeps running, the slot's confirmed LSN stays behind rows Kafka has
+// not acknowledged (invariant 1); once the broker is back everything arrives and the slot
+// moves past them.
+
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "harness/delivery_check.h"
+#include "harness/fixture.h"
+#include "harness/kafka_consumer.h"
+#include "harness/outbox_writer.h"
+#include "harness/slot.h"
+#include "harness/status_macros.h"
+#include "harness/wait.h"
+
+namespace outboxd::it {
+namespace {
+
+std::string ShellQuote(absl::string_view s) {
+  return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
+}
+
+// Stops the test broker; starts it again when asked or, whatever happened, when destroyed,
+// so a failing test never leaves the broker down for the tests after it.
+class BrokerGuard {
+ public:
+  explicit BrokerGuard(const TestEnv& env) : env_(env) {}
+  ~BrokerGuard() {
+    if (stopped_) {
+      const absl::Status started = Start();
+      if (!started.ok())
+        std::cerr << "BrokerGuard: could not restart the broker: " << started << "\n";
+    }
+  }
+  BrokerGuard(const BrokerGuard&) = delete;
+  BrokerGuard& operator=(const BrokerGuard&) = delete;
+
+  absl::Status Stop() {
+    stopped_ = true;  // Even a failed stop may have half-stopped it: always try to start.
+    return Run("stop");
+  }
+  absl::Status Start() {
+    absl::Status status = Run("start");
+    if (status.ok()) stopped_ = false;
+    return status;
+  }
+
+ private:
+  absl::Status Run(const std::string& verb) {
+    const std::string command = absl::StrCat(ShellQuote(env_.scripts_dir + "/kafka"), " ", verb,
+                                             " ", ShellQuote(env_.services_dir));
+    const absl::Time t0 = absl::Now();
+    const int rc = std::system(command.c_str());
+    std::cout << "[broker-down] `kafka " << verb << "` took "
+              << absl::FormatDuration(absl::Now() - t0) << "\n";
+    if (rc != 0) return absl::InternalError(absl::StrCat(command, " failed (status ", rc, ")"));
+    return absl::OkStatus();
+  }
+
+  const TestEnv& env_;
+  bool stopped_ = false;
+};
+
+class BrokerDownTest : public OutboxdTest {};
+
+TEST_F(BrokerDownTest, SlotWaitsForTheBrokerAndNothingIsLost) {
+  const std::string topic = Topic("Order");
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * outboxd, StartOutboxd());
+
+  // Warm-up: the topic exists and the producer has a connection before the broker goes away.
+  std::vector<ExpectedEvent> expected;
+  IT_ASSERT_OK_AND_ASSIGN(
+      expected, InsertOutboxRows(pg(), table(), topic_prefix(),
+                                 {OutboxRow{"Order", "order-0", "Created", R"({"warm": true})"}}));
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<KafkaRecord> warm,
+      ConsumeFromBeginning(env().kafka_bootstrap, {{topic}, 1, absl::Seconds(60)}));
+  ASSERT_EQ(warm.size(), 1u) << "the warm-up event did not arrive";
+
+  BrokerGuard broker(env());
+  IT_ASSERT_OK(broker.Stop());
+
+  for (int tx = 0; tx < 2; ++tx) {
+    std::vector<OutboxRow> rows;
+    for (int i = 0; i < 50; ++i) {
+      rows.push_back(OutboxRow{"Order", absl::StrCat("order-", i % 7), "Updated",
+                               absl::StrFormat(R"({"tx": %d, "i": %d})", tx, i)});
+    }
+    IT_ASSERT_OK(pg().Exec("BEGIN"));
+    IT_ASSERT_OK_AND_ASSIGN(std::vector<ExpectedEvent> events,
+                            InsertOutboxRows(pg(), table(), topic_prefix(), rows));
+    IT_ASSERT_OK(pg().Exec("COMMIT"));
+    expected.insert(expected.end(), events.begin(), events.end());
+  }
+  // At or past the end of the last commit record: the slot must stay below this.
+  IT_ASSERT_OK_AND_ASSIGN(const int64_t rows_lsn, CurrentWalPosition(pg()));
+
+  // Watch for 15 status intervals: the confirmed LSN must never pass the unacknowledged rows.
+  int64_t highest_confirmed = 0;
+  const absl::Time watch_start = absl::Now();
+  while (absl::Now() - watch_start < absl::Seconds(3)) {
+    IT_ASSERT_OK_AND_ASSIGN(std::optional<int64_t> confirmed, SlotConfirmedPosition(pg(), slot()));
+    ASSERT_TRUE(confirmed.has_value());
+    highest_confirmed = std::max(highest_confirmed, *confirmed);
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  EXPECT_LT(highest_confirmed, rows_lsn)
+      << "confirmed_flush_lsn reached " << FormatLsn(highest_confirmed)
+      << " while rows committed up to " << FormatLsn(rows_lsn)
+      << " were not acknowledged by the (stopped) broker";
+  ASSERT_TRUE(outboxd->Running()) << "outboxd exited while the broker was down";
+
+  IT_ASSERT_OK(broker.Start());
+  const absl::Time back = absl::Now();
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<KafkaRecord> records,
+      ConsumeFromBeginning(env().kafka_bootstrap, {{topic}, expected.size(), absl::Seconds(120)}));
+  const absl::Duration delivered_after = absl::Now() - back;
+  const DeliveryReport report = CheckDelivery(expected, records, {});
+  EXPECT_EQ(report.missing, 0u) << report.Summary();
+  EXPECT_EQ(report.unexpected, 0u) << report.Summary();
+  EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
+  EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+
+  int64_t confirmed_end = 0;
+  const bool advanced = WaitUntil(
+      [&] {
+        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg(), slot());
+        if (c.ok() && c->has_value()) confirmed_end = **c;
+        return confirmed_end >= rows_lsn;
+      },
+      absl::Seconds(30), absl::Milliseconds(100));
+  EXPECT_TRUE(advanced) << "confirmed_flush_lsn stayed at " << FormatLsn(confirmed_end)
+                        << ", below the delivered rows' " << FormatLsn(rows_lsn);
+  EXPECT_TRUE(outboxd->Running());
+  std::cout << "[broker-down] " << expected.size() << " events; slot held at "
+            << FormatLsn(highest_confirmed) << " < " << FormatLsn(rows_lsn)
+            << " while down; all delivered " << absl::FormatDuration(delivered_after)
+            << " after the broker was back; slot then at " << FormatLsn(confirmed_end) << "; "
+            << report.Summary() << "\n";
+}
+
+}  // namespace
+}  // namespace outboxd::it

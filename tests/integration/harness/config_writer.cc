@@ -1,0 +1,66 @@
+#include "harness/config_writer.h"
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace outboxd::it {
+namespace {
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string TomlString(absl::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04X", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string RenderConfig(const OutboxdConfig& config) {
+  std::vector<std::string> tables;
+  for (const std::string& t : config.tables) tables.push_back(TomlString(t));
+  std::string out = absl::StrCat(
+      "[postgres]\n", "conninfo = ", TomlString(config.pg_conninfo), "\n",
+      "slot = ", TomlString(config.slot), "\n", "publication = ", TomlString(config.publication),
+      "\n", "tables = [", absl::StrJoin(tables, ", "), "]\n",
+      "status_interval_ms = ", config.status_interval_ms, "\n\n", "[kafka]\n",
+      TomlString("bootstrap.servers"), " = ", TomlString(config.kafka_bootstrap), "\n");
+  for (const auto& [key, value] : config.kafka_properties) {
+    absl::StrAppend(&out, TomlString(key), " = ", TomlString(value), "\n");
+  }
+  absl::StrAppend(&out, "\n[outbox]\n", "topic = ", TomlString(config.topic_pattern), "\n");
+  return out;
+}
+
+absl::Status WriteConfig(const OutboxdConfig& config, const std::string& path) {
+  std::ofstream file(path, std::ios::trunc);
+  file << RenderConfig(config);
+  file.close();
+  if (!file) return absl::InternalError(absl::StrCat("cannot write config file ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace outboxd::it

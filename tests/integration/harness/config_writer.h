@@ -1,0 +1,29 @@
+#pragma once
+// Writes the TOML config file that `outboxd run --config FILE` reads.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace outboxd::it {
+
+struct OutboxdConfig {
+  std::string pg_conninfo;
+  std::string slot;
+  std::string publication;
+  std::vector<std::string> tables;  // "public.name"
+  int status_interval_ms = 200;
+  std::string kafka_bootstrap;
+  std::map<std::string, std::string> kafka_properties;  // extra librdkafka properties
+  std::string topic_pattern;                            // e.g. "it_x.${aggregatetype}"
+};
+
+// The file's text: [postgres], [kafka] and [outbox] tables.
+std::string RenderConfig(const OutboxdConfig& config);
+
+// Writes RenderConfig(config) to `path` (replacing it).
+absl::Status WriteConfig(const OutboxdConfig& config, const std::string& path);
+
+}  // namespace outboxd::it

@@ -1,0 +1,131 @@
+#include "harness/fixture.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "harness/kafka_admin.h"
+#include "harness/log_tail.h"
+#include "harness/outbox_writer.h"
+#include "harness/slot.h"
+#include "harness/status_macros.h"
+
+namespace outboxd::it {
+namespace {
+
+constexpr int kFailureTailLines = 60;
+
+// "it_<test name, lower case, at most 24 chars>_<pid>_<n>": valid as a slot, table and
+// publication name (≤ 63 bytes of [a-z0-9_]) and as a topic prefix.
+std::string MakeTag() {
+  static std::atomic<int> counter{0};
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name;
+  for (const char c : std::string(info->name())) {
+    if (name.size() >= 24) break;
+    name += std::isalnum(static_cast<unsigned char>(c))
+                ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                : '_';
+  }
+  return absl::StrCat("it_", name, "_", getpid(), "_", counter++);
+}
+
+}  // namespace
+
+void OutboxdTest::SetUp() {
+  absl::StatusOr<TestEnv> env = LoadTestEnv();
+  if (!env.ok()) GTEST_FAIL() << env.status().message();
+  env_ = *env;
+  const absl::Status binary = CheckOutboxdBinary(env_);
+  if (!binary.ok()) GTEST_FAIL() << binary.message();
+
+  tag_ = MakeTag();
+  table_ = absl::StrCat(tag_, "_outbox");
+  slot_ = tag_;
+  publication_ = absl::StrCat(tag_, "_pub");
+  topic_prefix_ = tag_;
+  log_dir_ = (std::filesystem::path(env_.log_dir) / tag_).string();
+  std::error_code ec;
+  std::filesystem::create_directories(log_dir_, ec);
+  ASSERT_FALSE(ec) << "cannot create " << log_dir_ << ": " << ec.message();
+
+  IT_ASSERT_OK_AND_ASSIGN(PgClient pg, PgClient::Connect(env_.pg_conninfo));
+  pg_ = std::make_unique<PgClient>(std::move(pg));
+  IT_ASSERT_OK_AND_ASSIGN(PgClient admin, PgClient::Connect(env_.pg_admin_conninfo));
+  admin_ = std::make_unique<PgClient>(std::move(admin));
+  IT_ASSERT_OK(CreateOutboxTable(*pg_, table_));
+
+  config_.pg_conninfo = env_.pg_conninfo;
+  config_.slot = slot_;
+  config_.publication = publication_;
+  config_.tables = {absl::StrCat("public.", table_)};
+  config_.status_interval_ms = 200;
+  config_.kafka_bootstrap = env_.kafka_bootstrap;
+  config_.topic_pattern = absl::StrCat(topic_prefix_, ".${aggregatetype}");
+}
+
+void OutboxdTest::TearDown() {
+  if (HasFailure()) {
+    for (const auto& p : processes_) {
+      std::cerr << "---- last " << kFailureTailLines << " lines of " << p->log_path() << " ----\n"
+                << LogTail(p->log_path(), kFailureTailLines) << "\n---- end of log ----\n";
+    }
+  }
+  processes_.clear();  // Kills what still runs.
+  if (admin_ == nullptr) return;
+  IT_EXPECT_OK(DropSlotIfExists(*admin_, slot_, absl::Seconds(20)));
+  IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP PUBLICATION IF EXISTS ", QuoteIdent(publication_))));
+  extra_tables_.push_back(table_);
+  for (const std::string& t : extra_tables_) {
+    IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP TABLE IF EXISTS public.", QuoteIdent(t))));
+  }
+  const absl::Status deleted =
+      DeleteTopics(env_.kafka_bootstrap, std::vector<std::string>(topics_.begin(), topics_.end()));
+  if (!deleted.ok()) std::cerr << "note: deleting topics: " << deleted << "\n";
+}
+
+std::string OutboxdTest::Topic(absl::string_view aggregatetype) {
+  std::string topic = absl::StrCat(topic_prefix_, ".", aggregatetype);
+  topics_.insert(topic);
+  return topic;
+}
+
+std::string OutboxdTest::UniqueName(absl::string_view suffix) const {
+  return absl::StrCat(tag_, "_", suffix);
+}
+
+absl::StatusOr<OutboxdProcess*> OutboxdTest::LaunchOutboxd() {
+  const std::string config_path = absl::StrCat(log_dir_, "/outboxd.toml");
+  IT_RETURN_IF_ERROR(WriteConfig(config_, config_path));
+  const std::string log_path = absl::StrCat(log_dir_, "/outboxd-", processes_.size() + 1, ".log");
+  IT_ASSIGN_OR_RETURN(std::unique_ptr<OutboxdProcess> process,
+                      OutboxdProcess::Start(env_.outboxd_binary, config_path, log_path));
+  processes_.push_back(std::move(process));
+  return processes_.back().get();
+}
+
+absl::StatusOr<OutboxdProcess*> OutboxdTest::StartOutboxd(absl::Duration ready_timeout) {
+  IT_ASSIGN_OR_RETURN(OutboxdProcess * process, LaunchOutboxd());
+  const absl::Status ready = WaitForSlotStreaming(*pg_, slot_, publication_, ready_timeout);
+  if (!ready.ok()) {
+    if (!process->Running()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "outboxd exited during start-up (",
+          process->WaitForExit(absl::ZeroDuration())->ToString(), "); its log is printed below"));
+    }
+    return absl::Status(ready.code(),
+                        absl::StrCat(ready.message(), "; outboxd's log is printed below"));
+  }
+  return process;
+}
+
+std::string OutboxdTest::Tail(const OutboxdProcess& process, int lines) {
+  return LogTail(process.log_path(), lines);
+}
+
+}  // namespace outboxd::it

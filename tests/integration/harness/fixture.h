@@ -1,0 +1,70 @@
+#pragma once
+// The base fixture: one outbox table, slot, publication and topic prefix per test, the
+// outboxd processes it starts, and clean-up so nothing of it outlives the test.
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "harness/config_writer.h"
+#include "harness/env.h"
+#include "harness/outboxd_process.h"
+#include "harness/pg_client.h"
+
+namespace outboxd::it {
+
+class OutboxdTest : public ::testing::Test {
+ protected:
+  // Fails (never skips) when scripts/test did not set the environment up. Creates the table.
+  void SetUp() override;
+  // Prints the tail of every outboxd log if the test failed; kills outboxd; drops the slot,
+  // publication and tables; deletes the topics named through Topic().
+  void TearDown() override;
+
+  const TestEnv& env() const { return env_; }
+  PgClient& pg() { return *pg_; }        // role outboxd, database app
+  PgClient& admin() { return *admin_; }  // superuser, database app
+
+  const std::string& table() const { return table_; }  // unqualified, schema public
+  const std::string& slot() const { return slot_; }
+  const std::string& publication() const { return publication_; }
+  const std::string& topic_prefix() const { return topic_prefix_; }
+  // "<prefix>.<aggregatetype>", remembered for deletion at the end.
+  std::string Topic(absl::string_view aggregatetype);
+  // A name unique to this test for other objects (e.g. a plain table): "<tag>_<suffix>".
+  std::string UniqueName(absl::string_view suffix) const;
+  // Registers an extra table (unqualified) to drop at the end.
+  void DropAtEnd(const std::string& table) { extra_tables_.push_back(table); }
+
+  // The config this test's outboxd runs with; tests may adjust it before StartOutboxd.
+  OutboxdConfig& config() { return config_; }
+
+  // Writes config() and starts outboxd, then waits until its slot streams (rows committed
+  // afterwards are captured). The process is owned by the fixture and lives until TearDown
+  // unless stopped; the pointer stays valid until then.
+  absl::StatusOr<OutboxdProcess*> StartOutboxd(absl::Duration ready_timeout = absl::Seconds(30));
+  // Starts outboxd without waiting for anything.
+  absl::StatusOr<OutboxdProcess*> LaunchOutboxd();
+
+  // The last `lines` lines of `process`'s log, for failure messages.
+  static std::string Tail(const OutboxdProcess& process, int lines = 40);
+
+ private:
+  TestEnv env_;
+  std::unique_ptr<PgClient> pg_;
+  std::unique_ptr<PgClient> admin_;
+  std::string tag_;
+  std::string log_dir_;
+  std::string table_, slot_, publication_, topic_prefix_;
+  std::set<std::string> topics_;
+  std::vector<std::string> extra_tables_;
+  OutboxdConfig config_;
+  std::vector<std::unique_ptr<OutboxdProcess>> processes_;
+};
+
+}  // namespace outboxd::it
