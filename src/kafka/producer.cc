@@ -94,6 +94,7 @@ absl::StatusOr<std::unique_ptr<Producer>> Producer::Create(
   rd_kafka_conf_set_opaque(conf, producer.get());
   rd_kafka_conf_set_dr_msg_cb(conf, &Producer::DeliveryReport);
   rd_kafka_conf_set_error_cb(conf, &Producer::ErrorCallback);
+  rd_kafka_conf_set_log_cb(conf, &Producer::LogCallback);
   // On success rd_kafka_new takes ownership of conf.
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
   if (rk == nullptr) {
@@ -175,10 +176,24 @@ void Producer::DeliveryReport(rd_kafka_t* /*rk*/, const rd_kafka_message_t* mess
   auto* self = static_cast<Producer*>(opaque);
   const auto tag = reinterpret_cast<uint64_t>(message->_private);
   if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    if (self->brokers_down_) {
+      log::Info("Kafka is reachable again; deliveries resumed");
+      self->brokers_down_ = false;
+    }
     self->handler_.OnDelivered(tag);
   } else {
     self->handler_.OnFailed(tag, message->err, *message);
   }
+}
+
+void Producer::LogCallback(const rd_kafka_t* /*rk*/, int level, const char* facility,
+                           const char* message) {
+  // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug.
+  const log::Level ours = level <= 3   ? log::Level::kError
+                          : level == 4 ? log::Level::kWarn
+                          : level <= 6 ? log::Level::kInfo
+                                       : log::Level::kDebug;
+  if (log::Enabled(ours)) log::Write(ours, Concat("librdkafka ", facility, ": ", message));
 }
 
 void Producer::ErrorCallback(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
@@ -201,6 +216,8 @@ void Producer::OnError(rd_kafka_resp_err_t err, const char* reason) {
     brokers_down_ = true;
     return;
   }
+  // Connection faults are already in librdkafka's own log lines; repeat nothing else.
+  if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__RESOLVE) return;
   log::Warn("Kafka: {} ({})", reason, rd_kafka_err2name(err));
 }
 

@@ -83,6 +83,9 @@ class Producer {
  private:
   Producer(DeliveryHandler& handler) : handler_(handler) {}
   static void DeliveryReport(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
+  // Runs on librdkafka's threads; log::Write is safe there.
+  static void LogCallback(const rd_kafka_t* rk, int level, const char* facility,
+                          const char* message);
   static void ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   void OnError(rd_kafka_resp_err_t err, const char* reason);
 
