@@ -1,0 +1,65 @@
+// Map runs once per outbox row: once the event and the mapper are warm it must not allocate.
+// This binary replaces the global operator new to count allocations around Map.
+
+#include <cstdlib>
+#include <new>
+
+#include "gtest/gtest.h"
+#include "mapper_test_util.h"
+#include "outbox/mapper.h"
+
+namespace {
+thread_local long allocations = 0;  // NOLINT(runtime/int): only counted.
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace outboxd::outbox {
+namespace {
+
+using testing::kBytea;
+using testing::kOutboxId;
+using testing::kText;
+using testing::kUuid;
+using testing::kVarchar;
+
+class MapperAllocTest : public testing::MapperFixture {
+ protected:
+  long AllocationsToMap(const pgoutput::Insert& insert) {  // NOLINT(runtime/int)
+    const long before = allocations;                       // NOLINT(runtime/int)
+    const absl::Status status = mapper_->Map(insert, event_);
+    const long after = allocations;  // NOLINT(runtime/int)
+    EXPECT_TRUE(status.ok()) << status;
+    return after - before;
+  }
+};
+
+TEST_F(MapperAllocTest, WarmMapDoesNotAllocate) {
+  // Five headers spill the InlinedVector and a bytea payload fills owned_value: the worst case.
+  cfg_.additional_placement = {{"type", "type"}, {"a", "a"}, {"b", "b"}, {"c", "c"}};
+  Start({{"id", kUuid},
+         {"aggregatetype", kVarchar},
+         {"aggregateid", kVarchar},
+         {"type", kVarchar},
+         {"payload", kBytea},
+         {"a", kText},
+         {"b", kText},
+         {"c", kText}});
+  const std::string payload = "\\x" + std::string(2000, 'a');
+  const pgoutput::Insert first =
+      inserts_.Make(kOutboxId, {"1", "Order", "o-1", "T", payload, "a", "b", "c"});
+  const pgoutput::Insert second =
+      inserts_.Make(kOutboxId, {"2", "Order", "o-2", "T", payload, "a", std::nullopt, "c"});
+  EXPECT_GT(AllocationsToMap(first), 0);  // Also proves the counter counts.
+  EXPECT_EQ(AllocationsToMap(second), 0);
+  EXPECT_EQ(event_.headers.size(), 5u);
+}
+
+}  // namespace
+}  // namespace outboxd::outbox
