@@ -15,7 +15,7 @@
 namespace outboxd::pgoutput {
 
 struct Begin {
-  Lsn final_lsn;              // LSN of the commit record.
+  Lsn final_lsn;               // LSN of the commit record.
   int64_t commit_time_us = 0;  // µs since 2000-01-01 UTC.
   Xid xid;
 };
@@ -91,7 +91,7 @@ struct Insert {
 
 struct Update {
   RelationId relation;
-  bool has_old = false;    // An 'O' (old tuple) or 'K' (key) tuple was sent.
+  bool has_old = false;     // An 'O' (old tuple) or 'K' (key) tuple was sent.
   bool old_is_key = false;  // The old tuple holds key columns only ('K').
   TupleData old_tuple;
   TupleData new_tuple;

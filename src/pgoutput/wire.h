@@ -29,6 +29,12 @@ inline constexpr char kColumnUnchangedToast = 'u';
 inline constexpr char kColumnText = 't';
 inline constexpr char kColumnBinary = 'b';
 
+// Relation replica identity (pg_class.relreplident).
+inline constexpr char kReplicaIdentityDefault = 'd';
+inline constexpr char kReplicaIdentityNothing = 'n';
+inline constexpr char kReplicaIdentityFull = 'f';
+inline constexpr char kReplicaIdentityIndex = 'i';
+
 // Relation column flag: the column is part of the replica identity key.
 inline constexpr uint8_t kColumnFlagKey = 1;
 // Logical message flag: the message is transactional.
