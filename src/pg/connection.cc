@@ -15,7 +15,11 @@ std::string TrimMessage(const char* message) {
 }  // namespace
 
 absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message) {
-  const std::string text = Concat(message, " (SQLSTATE ", sqlstate, ")");
+  std::string text = Concat(message, " (SQLSTATE ", sqlstate, ")");
+  if (sqlstate == "55006") {
+    text += "; another process (a second outboxd?) is streaming this slot: standing by until it "
+            "is released";
+  }
   const std::string_view sql_class = sqlstate.substr(0, 2);
   if (sql_class == "08" || sql_class == "53" || sql_class == "57" || sql_class == "58" ||
       sqlstate == "55006" /* object_in_use: the slot is held by another process */ ||

@@ -17,6 +17,8 @@ namespace outboxd::relay {
 namespace {
 
 constexpr auto kBlockedRetry = std::chrono::milliseconds(20);
+// How often a progress line is logged while events flow.
+constexpr auto kProgressInterval = std::chrono::seconds(30);
 
 pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
   pg::SetupOptions options{
@@ -58,6 +60,8 @@ absl::Status Pipeline::Connect() {
   log::Info("streaming slot {} of database {} (system {}, timeline {}) to Kafka",
             config_.postgres.slot, identity->database, identity->system_id, identity->timeline);
   next_status_ = clock_.SteadyNow();
+  next_progress_ = next_status_ + kProgressInterval;
+  progress_published_ = metrics_.events_published;
   return absl::OkStatus();
 }
 
@@ -77,6 +81,7 @@ absl::Status Pipeline::PollOnce() {
   if (now >= next_status_) {
     if (auto s = SendStatus(); !s.ok()) return s;
   }
+  if (now >= next_progress_) LogProgress(now);
   const bool reading = !blocked_ && dead_letters_.empty();
   pollfd fds[3] = {
       {.fd = stop_fd_, .events = POLLIN, .revents = 0},
@@ -273,6 +278,20 @@ void Pipeline::OnFailed(uint64_t tag, rd_kafka_resp_err_t err, const rd_kafka_me
   dl.headers.emplace_back("outboxd.topic", topic);
   dead_letters_.push_back(std::move(dl));
   ++metrics_.events_dead_lettered;
+}
+
+void Pipeline::LogProgress(std::chrono::steady_clock::time_point now) {
+  const uint64_t published = metrics_.events_published - progress_published_;
+  if (published > 0 || tracker_.outstanding_records() > 0) {
+    const double seconds =
+        std::chrono::duration<double>(now - next_progress_ + kProgressInterval).count();
+    log::Info("progress: {} events published ({:.0f}/s), {} dead-lettered in total, {} awaiting "
+              "Kafka, confirmed {}, received {}",
+              published, published / seconds, metrics_.events_dead_lettered,
+              tracker_.outstanding_records(), confirmed_lsn_.ToString(), received_lsn_.ToString());
+  }
+  progress_published_ = metrics_.events_published;
+  next_progress_ = now + kProgressInterval;
 }
 
 Lsn Pipeline::ConfirmableLsn() const {

@@ -46,6 +46,7 @@ class Pipeline final : private kafka::DeliveryHandler {
   absl::Status ProduceDeadLetters();
   absl::Status SendStatus();
   Lsn ConfirmableLsn() const;
+  void LogProgress(std::chrono::steady_clock::time_point now);
   absl::Status Shutdown();
 
   // kafka::DeliveryHandler; called inside Producer::Poll on the loop thread.
@@ -83,6 +84,8 @@ class Pipeline final : private kafka::DeliveryHandler {
   Lsn idle_lsn_;      // Newest keepalive WAL end seen while nothing was pending.
   Lsn confirmed_lsn_;  // Newest flush position sent; never goes back.
   std::chrono::steady_clock::time_point next_status_;
+  std::chrono::steady_clock::time_point next_progress_;
+  uint64_t progress_published_ = 0;  // events_published at the last progress line.
 };
 
 }  // namespace outboxd::relay

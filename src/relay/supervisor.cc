@@ -13,7 +13,8 @@ namespace outboxd::relay {
 namespace {
 
 constexpr auto kInitialBackoff = std::chrono::milliseconds(500);
-constexpr auto kMaxBackoff = std::chrono::milliseconds(30'000);
+// Also bounds how long a hot standby takes to notice that the slot was released.
+constexpr auto kMaxBackoff = std::chrono::milliseconds(10'000);
 // A session that streamed this long was healthy: the next failure starts a fresh backoff.
 constexpr auto kHealthySession = std::chrono::seconds(60);
 
