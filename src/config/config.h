@@ -59,6 +59,10 @@ struct OutboxConfig {
   std::vector<HeaderPlacement> additional_placement;
   bool tombstone_on_empty_payload = false;
   std::string dead_letter_topic = "outbox.dlq";
+  // Check that payloads of non-JSON column types (text, varchar, ...) are valid JSON; a row
+  // whose payload is not goes to the dead-letter topic. json/jsonb are valid by construction
+  // and bytea is raw bytes, so neither is checked.
+  bool validate_json = false;
 };
 
 struct RelayConfig {

@@ -14,7 +14,8 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
                                             "payload_column",
                                             "additional_placement",
                                             "tombstone_on_empty_payload",
-                                            "dead_letter_topic"};
+                                            "dead_letter_topic",
+                                            "validate_json"};
 constexpr std::string_view kTopicExample = R"(topic = "outbox.event.${aggregatetype}")";
 constexpr std::string_view kPlacementExample = R"(additional_placement = ["type:header:type"])";
 
@@ -114,7 +115,7 @@ absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
     return reader.Error("dead_letter_topic", fmt::format("is not a legal Kafka topic: {}", problem),
                         fmt::format("write e.g. {}", kDlqExample));
   }
-  return absl::OkStatus();
+  return reader.ReadBool("validate_json", "validate_json = false", out.validate_json);
 }
 
 }  // namespace outboxd::config::internal

@@ -36,6 +36,12 @@ enum class FailureKind {
 };
 FailureKind ClassifyDeliveryError(rd_kafka_resp_err_t err);
 
+// What to tell the operator when librdkafka's error callback reports `err` with `reason`: the
+// message naming the cause and the fix when `err` means the client cannot authenticate or
+// set up TLS with the broker (a configuration problem no retry will fix), nullopt otherwise.
+std::optional<std::string> AuthenticationErrorMessage(rd_kafka_resp_err_t err,
+                                                      std::string_view reason);
+
 // Receives delivery reports. Called only inside Producer::Poll, on the loop thread.
 class DeliveryHandler {
  public:
@@ -77,6 +83,10 @@ class Producer {
   int OutstandingRecords() const { return rd_kafka_outq_len(rk_.get()); }
   // Set when librdkafka raised a fatal error (e.g. idempotence broken): restart.
   const std::optional<std::string>& fatal_error() const { return fatal_error_; }
+  // Set (and kept) once a broker refused authentication or TLS failed (bad security.protocol,
+  // sasl.* or ssl.* settings): permanent, so the relay should stop rather than retry. The
+  // text names the cause and the fix. Updated inside Poll, on the loop thread.
+  const std::optional<std::string>& auth_error() const { return auth_error_; }
   // True while every broker is unreachable, as last reported by librdkafka.
   bool brokers_down() const { return brokers_down_; }
 
@@ -96,6 +106,7 @@ class Producer {
   std::unique_ptr<rd_kafka_t, RdKafkaDeleter> rk_;
   int event_pipe_[2] = {-1, -1};
   std::optional<std::string> fatal_error_;
+  std::optional<std::string> auth_error_;
   bool brokers_down_ = false;
 };
 

@@ -110,6 +110,11 @@ absl::Status Mapper::MapValidated(const RelationLayout& layout, OutboxEvent& out
         fmt::format("column {} is empty, so the row has no topic", cfg_.aggregate_type_column));
   }
   if (aggregate_id.kind == ColumnKind::kNull) return NullColumn(cfg_.aggregate_id_column);
+  // An empty key would pool every such row on one partition with no aggregate to order by.
+  if (aggregate_id.data.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("column {} is empty, so the record has no key", cfg_.aggregate_id_column));
+  }
 
   out.topic.clear();
   topic_.Render(type.data, out.topic);
@@ -160,9 +165,17 @@ absl::Status Mapper::SetPayload(const RelationLayout& layout, OutboxEvent& out) 
   // Both sources give an empty value a non-null data(), which producers tell apart from null.
   if (bytes.empty() && cfg_.tombstone_on_empty_payload) {
     out.value.reset();
-  } else {
-    out.value = bytes;
+    return absl::OkStatus();
   }
+  if (layout.payload_needs_json_check) {
+    if (std::optional<std::string_view> problem = json_.Check(bytes)) {
+      return absl::InvalidArgumentError(
+          fmt::format("column {} is not valid JSON ({}); validate_json is on, so only JSON "
+                      "payloads are published",
+                      cfg_.payload_column, *problem));
+    }
+  }
+  out.value = bytes;
   return absl::OkStatus();
 }
 

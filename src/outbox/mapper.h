@@ -13,6 +13,7 @@
 #include "common/types.h"
 #include "config/config.h"
 #include "config/topic.h"
+#include "outbox/json_validator.h"
 #include "outbox/relation_layout.h"
 #include "pgoutput/messages.h"
 
@@ -64,7 +65,8 @@ class Mapper {
   // Fills `out` from one inserted row, reusing its storage (no allocation once warm beyond
   // topic growth). Returns DataLoss when no Relation message was seen for the row's relation or
   // the row's column count disagrees with it (a protocol error), and InvalidArgument with a
-  // reason meant for a dead-letter header when the row cannot be mapped. On error `out` is
+  // reason meant for a dead-letter header when the row cannot be mapped (including, with
+  // validate_json, a text payload that is not JSON). On error `out` is
   // unspecified.
   absl::Status Map(const pgoutput::Insert& insert, OutboxEvent& out);
 
@@ -94,6 +96,7 @@ class Mapper {
   const std::vector<config::TableName> tables_;
   absl::flat_hash_map<RelationId, internal::RelationLayout> relations_;
   std::vector<pgoutput::ColumnValue> values_;  // Scratch for Map, reused across rows.
+  JsonValidator json_;                         // Used only when cfg_.validate_json.
 };
 
 }  // namespace outboxd::outbox

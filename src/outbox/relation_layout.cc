@@ -46,7 +46,10 @@ RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::Out
     layout.placements.push_back(locate(placement.column));
   }
   if (layout.payload != kAbsent) {
-    layout.payload_is_bytea = relation.columns[layout.payload].type_oid == kByteaOid;
+    const uint32_t oid = relation.columns[layout.payload].type_oid;
+    layout.payload_is_bytea = oid == kByteaOid;
+    layout.payload_needs_json_check =
+        cfg.validate_json && oid != kJsonOid && oid != kJsonbOid && oid != kByteaOid;
   }
   if (!not_found.empty()) {
     layout.missing = fmt::format("column{} {} not found in {}", not_found.size() > 1 ? "s" : "",

@@ -12,6 +12,10 @@ namespace outboxd::outbox::internal {
 
 inline constexpr int kAbsent = -1;
 
+// pg_type OIDs of json and jsonb, whose text Postgres has already validated.
+inline constexpr uint32_t kJsonOid = 114;
+inline constexpr uint32_t kJsonbOid = 3802;
+
 struct RelationLayout {
   std::string table;  // "schema.table", owned: the Relation message's views die with it.
   bool is_outbox = false;
@@ -21,6 +25,9 @@ struct RelationLayout {
   int aggregate_id = kAbsent;
   int payload = kAbsent;
   bool payload_is_bytea = false;
+  // validate_json is on and the payload column's type does not guarantee JSON (not json,
+  // jsonb or bytea), so each payload is checked.
+  bool payload_needs_json_check = false;
   std::vector<int> placements;  // Parallel to OutboxConfig::additional_placement.
   int last_needed = kAbsent;    // Highest column index that Map must read.
   // Why every row of an outbox table fails, e.g. "column aggregateid not found in

@@ -61,5 +61,24 @@ TEST_F(MapperAllocTest, WarmMapDoesNotAllocate) {
   EXPECT_EQ(event_.headers.size(), 5u);
 }
 
+TEST_F(MapperAllocTest, WarmJsonValidationDoesNotAllocate) {
+  cfg_.validate_json = true;
+  Start({{"id", kUuid},
+         {"aggregatetype", kVarchar},
+         {"aggregateid", kVarchar},
+         {"type", kVarchar},
+         {"payload", kText}});
+  std::string payload = R"({"items": [)";
+  for (int i = 0; i < 200; ++i) payload += R"({"sku": "abc", "qty": 1},)";
+  payload += R"({"last": true}]})";
+  const pgoutput::Insert first = inserts_.Make(kOutboxId, {"1", "Order", "o-1", "T", payload});
+  const pgoutput::Insert second =
+      inserts_.Make(kOutboxId, {"2", "Order", "o-2", "T", R"({"short": [1, 2, 3]})"});
+  const pgoutput::Insert third = inserts_.Make(kOutboxId, {"3", "Order", "o-3", "T", payload});
+  EXPECT_GT(AllocationsToMap(first), 0);
+  EXPECT_EQ(AllocationsToMap(second), 0);
+  EXPECT_EQ(AllocationsToMap(third), 0);
+}
+
 }  // namespace
 }  // namespace outboxd::outbox
