@@ -71,6 +71,8 @@ absl::Status Pipeline::Loop() {
     if (producer_->fatal_error()) {
       return absl::UnavailableError(Concat("Kafka producer failed: ", *producer_->fatal_error()));
     }
+    // Wrong credentials or TLS settings do not heal by retrying: exit so the operator sees it.
+    if (producer_->auth_error()) return absl::PermissionDeniedError(*producer_->auth_error());
     if (restart_reason_) return absl::UnavailableError(*restart_reason_);
   }
   return Shutdown();
