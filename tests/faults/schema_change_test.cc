@@ -1,0 +1,91 @@
+// Schema changes while rows flow: each ALTER makes Postgres re-send the Relation message, and
+// outboxd must follow it: no row lost or garbled, no crash, order kept per aggregate.
+
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "harness/delivery_check.h"
+#include "harness/kafka_consumer.h"
+#include "harness/outbox_writer.h"
+#include "harness/status_macros.h"
+#include "harness/writer_pool.h"
+#include "support/faults_fixture.h"
+
+namespace outboxd::faults {
+namespace {
+
+class SchemaChangeTest : public FaultsTest {};
+
+TEST_F(SchemaChangeTest, AlterTableWhileWritersInsert) {
+  const std::string qualified = absl::StrCat("public.", it::QuoteIdent(table()));
+  // Start from a text payload (so it can become jsonb) and an unused column to rename and drop.
+  IT_ASSERT_OK(pg().Exec(absl::StrCat("ALTER TABLE ", qualified, " ALTER payload TYPE text, ",
+                                      "ADD COLUMN unused_a text DEFAULT 'a', ",
+                                      "ADD COLUMN unused_b int DEFAULT 1")));
+  IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd,
+                          LaunchStreaming(ConfigText({}, {"validate_json = true"})));
+
+  constexpr int kWriters = 3;
+  it::LoadSpec spec;
+  spec.table = table();
+  spec.topic_prefix = topic_prefix();
+  spec.writers = kWriters;
+  spec.aggregates = 15;
+  spec.max_rows_per_tx = 5;
+  spec.rollback_one_in = 0;
+  spec.rows_per_writer = -1;
+  spec.pause_between_tx = absl::Milliseconds(5);
+  std::vector<std::string> topics;
+  for (int i = 0; i < 5; ++i) topics.push_back(Topic(it::AggregateType(i)));
+
+  std::vector<it::WriterResult> results(kWriters);
+  {
+    it::WriterPool writers(env().pg_conninfo, kWriters,
+                           [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
+                             return it::RunLoadWriter(spec, w, pg, stop,
+                                                      results[static_cast<size_t>(w)]);
+                           });
+    const std::vector<std::string> changes = {
+        absl::StrCat("ALTER TABLE ", qualified, " ADD COLUMN added_late text DEFAULT 'late'"),
+        absl::StrCat("ALTER TABLE ", qualified, " RENAME COLUMN unused_a TO unused_renamed"),
+        absl::StrCat("ALTER TABLE ", qualified, " DROP COLUMN unused_b"),
+        absl::StrCat("ALTER TABLE ", qualified, " ALTER payload TYPE jsonb USING payload::jsonb"),
+        absl::StrCat("ALTER TABLE ", qualified, " DROP COLUMN unused_renamed"),
+    };
+    for (const std::string& sql : changes) {
+      absl::SleepFor(absl::Milliseconds(700));
+      IT_ASSERT_OK(pg().Exec(sql));
+    }
+    absl::SleepFor(absl::Milliseconds(700));
+    writers.RequestStop();
+    IT_ASSERT_OK(writers.Join());
+  }
+
+  std::vector<it::ExpectedEvent> expected;
+  for (const it::WriterResult& r : results) {
+    expected.insert(expected.end(), r.committed.begin(), r.committed.end());
+  }
+  ASSERT_GT(expected.size(), 100u) << "the writers should have inserted throughout the ALTERs";
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<it::KafkaRecord> records,
+      it::ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)}));
+  const it::DeliveryReport report = it::CheckDelivery(expected, records, {});
+  EXPECT_EQ(report.missing, 0u) << report.Summary();
+  EXPECT_EQ(report.duplicates, 0u) << report.Summary();
+  EXPECT_EQ(report.unexpected, 0u) << report.Summary();
+  EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
+  EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+  EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
+
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<it::KafkaRecord> dead,
+      it::ConsumeFromBeginning(env().kafka_bootstrap, {{dlq_topic()}, 0, absl::Seconds(5)}));
+  EXPECT_TRUE(dead.empty()) << dead.size() << " rows were dead-lettered, first: "
+                            << dead.front().Header("outboxd.error").value_or("?");
+  EXPECT_TRUE(outboxd->Running()) << Tail(*outboxd);
+}
+
+}  // namespace
+}  // namespace outboxd::faults

@@ -1,0 +1,158 @@
+// Server-side faults: outboxd must stop with the documented exit code and a log line that names
+// the cause and the fix (3 server setup, 4 authentication/privilege), never hang or crash.
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/outbox_writer.h"
+#include "harness/pg_client.h"
+#include "harness/status_macros.h"
+#include "harness/wait.h"
+#include "support/dedicated_cluster.h"
+#include "support/faults_fixture.h"
+
+namespace outboxd::faults {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr int kExitServerSetup = 3;
+constexpr int kExitPermission = 4;
+
+class ServerFaultTest : public FaultsTest {
+ protected:
+  // Runs outboxd to its exit and checks the code; returns its log for message checks.
+  std::string ExpectExit(const std::string& config_text, int code) {
+    absl::StatusOr<Ended> ended = RunUntilExit(config_text, absl::Seconds(60));
+    if (!ended.ok()) {
+      ADD_FAILURE() << ended.status();
+      return "";
+    }
+    EXPECT_EQ(ended->status.code, code) << ended->status.ToString() << "\n" << ended->log;
+    std::cout << "[outboxd said] " << ended->log << "\n";
+    return ended->log;
+  }
+
+  // A dedicated cluster with this test's outbox table (owned by role outboxd).
+  std::unique_ptr<DedicatedCluster> NewCluster() {
+    absl::StatusOr<std::unique_ptr<DedicatedCluster>> cluster =
+        DedicatedCluster::Start(env().scripts_dir);
+    if (!cluster.ok()) {
+      ADD_FAILURE() << cluster.status();
+      return nullptr;
+    }
+    absl::StatusOr<it::PgClient> pg = it::PgClient::Connect((*cluster)->conninfo());
+    if (!pg.ok()) {
+      ADD_FAILURE() << pg.status();
+      return nullptr;
+    }
+    const absl::Status created = it::CreateOutboxTable(*pg, table());
+    EXPECT_TRUE(created.ok()) << created;
+    config().pg_conninfo = (*cluster)->conninfo();
+    return std::move(*cluster);
+  }
+};
+
+TEST_F(ServerFaultTest, WalLevelNotLogical) {
+  std::unique_ptr<DedicatedCluster> cluster = NewCluster();
+  ASSERT_NE(cluster, nullptr);
+  {
+    IT_ASSERT_OK_AND_ASSIGN(it::PgClient admin, it::PgClient::Connect(cluster->admin_conninfo()));
+    IT_ASSERT_OK(admin.Exec("ALTER SYSTEM SET wal_level = replica"));
+  }
+  IT_ASSERT_OK(cluster->RestartImmediate());
+  const std::string log = ExpectExit(ConfigText(), kExitServerSetup);
+  EXPECT_THAT(log, AllOf(HasSubstr("wal_level = replica"), HasSubstr("wal_level = logical"),
+                         HasSubstr("restart Postgres")));
+}
+
+TEST_F(ServerFaultTest, RoleWithoutReplication) {
+  const std::string role = UniqueName("norepl");
+  IT_ASSERT_OK(admin().Exec(absl::StrCat("CREATE ROLE ", role, " LOGIN PASSWORD 'x'")));
+  config().pg_conninfo = absl::StrCat(env().pg_conninfo, " user=", role, " password=x");
+  const std::string log = ExpectExit(ConfigText(), kExitPermission);
+  EXPECT_THAT(log, HasSubstr("replication"));
+  // The fix: which attribute the role needs.
+  EXPECT_THAT(log, HasSubstr("REPLICATION"));
+  IT_EXPECT_OK(admin().Exec(absl::StrCat("DROP ROLE ", role)));
+}
+
+TEST_F(ServerFaultTest, SlotInvalidatedIsLost) {
+  std::unique_ptr<DedicatedCluster> cluster = NewCluster();
+  ASSERT_NE(cluster, nullptr);
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient admin, it::PgClient::Connect(cluster->admin_conninfo()));
+  IT_ASSERT_OK(admin.Exec("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'"));
+  IT_ASSERT_OK(admin.Exec("SELECT pg_reload_conf()"));
+  IT_ASSERT_OK(admin.Exec(absl::StrCat(
+      "SELECT pg_create_logical_replication_slot(", it::QuoteLiteral(slot()), ", 'pgoutput')")));
+  // WAL beyond the budget while the slot is inactive; a checkpoint then invalidates it.
+  IT_ASSERT_OK(admin.Exec("CREATE TABLE wal_filler (n int, pad text)"));
+  const absl::Status invalidated = it::WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        IT_RETURN_IF_ERROR(admin.Exec(
+            "INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g; "
+            "SELECT pg_switch_wal(); CHECKPOINT"));
+        IT_ASSIGN_OR_RETURN(std::optional<std::string> status,
+                            admin.QueryOptional("SELECT wal_status FROM pg_replication_slots "
+                                                "WHERE slot_name = $1",
+                                                {slot()}));
+        return status == "lost";
+      },
+      absl::Seconds(60), "the slot to be invalidated", absl::Milliseconds(200));
+  IT_ASSERT_OK(invalidated);
+  const std::string log = ExpectExit(ConfigText(), kExitServerSetup);
+  EXPECT_THAT(log, AllOf(HasSubstr("wal_status = lost"), HasSubstr("pg_drop_replication_slot")));
+}
+
+TEST_F(ServerFaultTest, PublicationWithoutTheTable) {
+  const std::string other = UniqueName("other");
+  DropAtEnd(other);
+  IT_ASSERT_OK(it::CreateOutboxTable(pg(), other));
+  IT_ASSERT_OK(pg().Exec(absl::StrCat("CREATE PUBLICATION ", it::QuoteIdent(publication()),
+                                      " FOR TABLE public.", it::QuoteIdent(other),
+                                      " WITH (publish = 'insert')")));
+  const std::string log = ExpectExit(ConfigText(), kExitServerSetup);
+  EXPECT_THAT(log, AllOf(HasSubstr(absl::StrCat("does not include public.", table())),
+                         HasSubstr("ALTER PUBLICATION")));
+}
+
+TEST_F(ServerFaultTest, PublicationMissingWithCreateSlotOff) {
+  const std::string log = ExpectExit(ConfigText({"create_slot = false"}), kExitServerSetup);
+  EXPECT_THAT(log, AllOf(HasSubstr(absl::StrCat("publication ", publication(), " does not exist")),
+                         HasSubstr("CREATE PUBLICATION")));
+}
+
+TEST_F(ServerFaultTest, SlotMissingWithCreateSlotOff) {
+  IT_ASSERT_OK(pg().Exec(absl::StrCat("CREATE PUBLICATION ", it::QuoteIdent(publication()),
+                                      " FOR TABLE public.", it::QuoteIdent(table()),
+                                      " WITH (publish = 'insert')")));
+  const std::string log = ExpectExit(ConfigText({"create_slot = false"}), kExitServerSetup);
+  EXPECT_THAT(log, AllOf(HasSubstr(absl::StrCat("replication slot ", slot(), " does not exist")),
+                         HasSubstr("pg_create_logical_replication_slot")));
+}
+
+TEST_F(ServerFaultTest, TableMissing) {
+  config().tables = {absl::StrCat("public.", UniqueName("nosuch"))};
+  const std::string log = ExpectExit(ConfigText(), kExitServerSetup);
+  EXPECT_THAT(log, AllOf(HasSubstr(absl::StrCat("public.", UniqueName("nosuch"), " does not exist")),
+                         HasSubstr("[postgres] tables")));
+}
+
+TEST_F(ServerFaultTest, WrongPassword) {
+  std::unique_ptr<DedicatedCluster> cluster = NewCluster();
+  ASSERT_NE(cluster, nullptr);
+  IT_ASSERT_OK(cluster->ReplaceHba(
+      "local all all trust\n"
+      "host all postgres 127.0.0.1/32 trust\n"
+      "host all all 127.0.0.1/32 scram-sha-256\n"));
+  config().pg_conninfo = absl::StrCat(cluster->conninfo(), " password=wrong");
+  const std::string log = ExpectExit(ConfigText(), kExitPermission);
+  EXPECT_THAT(log, HasSubstr("password authentication failed for user \"outboxd\""));
+  // The fix: where the password comes from.
+  EXPECT_THAT(log, HasSubstr("conninfo"));
+}
+
+}  // namespace
+}  // namespace outboxd::faults

@@ -1,0 +1,88 @@
+// Two outboxd on one slot: the second waits (hot standby: the slot is in use, it retries with a
+// WARN line) and takes over when the first is killed with -9. Nothing committed is lost;
+// duplicates from the replay are allowed (at-least-once).
+
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "harness/delivery_check.h"
+#include "harness/kafka_consumer.h"
+#include "harness/log_tail.h"
+#include "harness/outbox_writer.h"
+#include "harness/slot.h"
+#include "harness/status_macros.h"
+#include "harness/wait.h"
+#include "harness/writer_pool.h"
+#include "support/faults_fixture.h"
+
+namespace outboxd::faults {
+namespace {
+
+class StandbyTest : public FaultsTest {};
+
+TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
+  const std::string config_text = ConfigText();
+  IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * primary, LaunchStreaming(config_text));
+  IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * standby, Launch(config_text));
+  ASSERT_TRUE(it::WaitUntil(
+      [&] { return it::CountLinesContaining(standby->log_path(), "is active for PID") > 0; },
+      absl::Seconds(30)))
+      << "the standby never reported the slot in use:\n" << Tail(*standby);
+  EXPECT_TRUE(standby->Running()) << Tail(*standby);
+  EXPECT_GT(it::CountLinesContaining(standby->log_path(), "WARN"), 0) << Tail(*standby);
+
+  constexpr int kWriters = 2;
+  it::LoadSpec spec;
+  spec.table = table();
+  spec.topic_prefix = topic_prefix();
+  spec.writers = kWriters;
+  spec.aggregates = 10;
+  spec.max_rows_per_tx = 5;
+  spec.rollback_one_in = 0;
+  spec.rows_per_writer = -1;
+  spec.pause_between_tx = absl::Milliseconds(5);
+  std::vector<std::string> topics;
+  for (int i = 0; i < 5; ++i) topics.push_back(Topic(it::AggregateType(i)));
+
+  std::vector<it::WriterResult> results(kWriters);
+  {
+    it::WriterPool writers(env().pg_conninfo, kWriters,
+                           [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
+                             return it::RunLoadWriter(spec, w, pg, stop,
+                                                      results[static_cast<size_t>(w)]);
+                           });
+    absl::SleepFor(absl::Seconds(2));
+    primary->Kill();
+    absl::SleepFor(absl::Seconds(2));
+    writers.RequestStop();
+    IT_ASSERT_OK(writers.Join());
+  }
+  // The standby takes the slot within its backoff (capped at 10 s).
+  IT_ASSERT_OK(it::WaitForSlotStreaming(pg(), slot(), publication(), absl::Seconds(40)));
+
+  std::vector<it::ExpectedEvent> expected;
+  for (const it::WriterResult& r : results) {
+    expected.insert(expected.end(), r.committed.begin(), r.committed.end());
+  }
+  ASSERT_GT(expected.size(), 50u);
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<it::KafkaRecord> records,
+      it::ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)}));
+  const it::DeliveryReport report = it::CheckDelivery(expected, records, {});
+  EXPECT_EQ(report.missing, 0u) << report.Summary();
+  EXPECT_EQ(report.unexpected, 0u) << report.Summary();
+  EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
+  EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+  EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
+  std::cout << "[standby] " << report.Summary() << "\n";
+
+  // It confirms what it published: the slot moves past the last commit.
+  IT_ASSERT_OK_AND_ASSIGN(int64_t end, it::CurrentWalPosition(pg()));
+  IT_EXPECT_OK(WaitForConfirmed(end));
+  EXPECT_TRUE(standby->Running()) << Tail(*standby);
+}
+
+}  // namespace
+}  // namespace outboxd::faults

@@ -1,0 +1,60 @@
+#pragma once
+// The faults fixture: the harness's OutboxdTest plus configs the harness cannot write yet
+// ([postgres] create_slot, [outbox] dead_letter_topic and validate_json, raw TOML), outboxd
+// processes run to their exit, and the checks every poison-row test repeats.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "harness/fixture.h"
+#include "harness/kafka_consumer.h"
+#include "harness/outboxd_process.h"
+
+namespace outboxd::faults {
+
+// How a run that was expected to end did end, with everything it logged.
+struct Ended {
+  it::ExitStatus status;
+  std::string log;
+};
+
+class FaultsTest : public it::OutboxdTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // "<prefix>.dlq", this test's dead-letter topic (deleted at the end).
+  const std::string& dlq_topic() const { return dlq_topic_; }
+
+  // The config file text: the harness's rendering of config() with `postgres_lines` added
+  // under [postgres] and `outbox_lines` (plus dead_letter_topic = dlq_topic()) under [outbox].
+  std::string ConfigText(const std::vector<std::string>& postgres_lines = {},
+                         const std::vector<std::string>& outbox_lines = {});
+
+  // Starts outboxd with `config_text`; the fixture owns the process until TearDown.
+  absl::StatusOr<it::OutboxdProcess*> Launch(const std::string& config_text);
+  // Launch, then wait until the slot of config() streams (rows committed after are captured).
+  absl::StatusOr<it::OutboxdProcess*> LaunchStreaming(const std::string& config_text,
+                                                      absl::Duration timeout = absl::Seconds(30));
+  // Launch and wait for outboxd to exit on its own; DeadlineExceeded (log attached) if it
+  // still runs after `timeout`.
+  absl::StatusOr<Ended> RunUntilExit(const std::string& config_text,
+                                     absl::Duration timeout = absl::Seconds(60));
+
+  // Waits until the slot of config() has confirmed at least `position` (bytes since 0/0).
+  absl::Status WaitForConfirmed(int64_t position, absl::Duration timeout = absl::Seconds(30));
+
+ private:
+  std::string log_dir_;
+  std::string dlq_topic_;
+  std::vector<std::unique_ptr<it::OutboxdProcess>> processes_;
+};
+
+// True for "X/X" in upper-case hex, as Postgres prints an LSN.
+bool LooksLikeLsn(const std::string& text);
+
+}  // namespace outboxd::faults
