@@ -1,0 +1,82 @@
+// Hot-path cost per outbox row: decode the pgoutput Insert, map it to a Kafka record, and
+// account for it in the ack tracker. The relay's CPU budget per event is what these measure;
+// compare runs of the same binary, not absolute numbers across machines.
+
+#include <string>
+
+#include "benchmark/benchmark.h"
+#include "config/config.h"
+#include "outbox/mapper.h"
+#include "pgoutput/decoder.h"
+#include "relay/ack_tracker.h"
+#include "support/pgoutput_encoder.h"
+
+namespace outboxd {
+namespace {
+
+constexpr RelationId kOutbox{16384};
+
+pgoutput::Relation OutboxRelation() {
+  pgoutput::Relation relation{kOutbox, "public", "outbox", 'd', {}};
+  for (auto [name, oid] : {std::pair<const char*, uint32_t>{"id", 2950}, {"aggregatetype", 25},
+                           {"aggregateid", 25}, {"type", 25}, {"payload", 3802}}) {
+    relation.columns.push_back({0, name, oid, -1});
+  }
+  return relation;
+}
+
+std::string InsertBytes(size_t payload_size) {
+  const std::string payload = "{\"pad\": \"" + std::string(payload_size, 'x') + "\"}";
+  return testing::EncodeInsert(
+      kOutbox, testing::EncodeTupleData(std::vector<std::optional<std::string>>{
+                   "9b2e4c1e-6a53-4d5e-a0f1-3b6c2f1d7e80", "Order", "order-12345",
+                   "OrderCreated", payload}));
+}
+
+void BM_DecodeInsert(benchmark::State& state) {
+  const std::string bytes = InsertBytes(static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    auto message = pgoutput::Decode(bytes);
+    benchmark::DoNotOptimize(message);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
+}
+BENCHMARK(BM_DecodeInsert)->Arg(64)->Arg(1024)->Arg(16384);
+
+void BM_DecodeAndMapInsert(benchmark::State& state) {
+  const std::string bytes = InsertBytes(static_cast<size_t>(state.range(0)));
+  config::OutboxConfig cfg;
+  outbox::Mapper mapper(cfg, {config::TableName{"public", "outbox"}});
+  mapper.OnRelation(OutboxRelation());
+  outbox::OutboxEvent event;
+  for (auto _ : state) {
+    auto message = pgoutput::Decode(bytes);
+    if (!message.ok() || !mapper.Map(std::get<pgoutput::Insert>(*message), event).ok()) {
+      state.SkipWithError("mapping failed");
+      break;
+    }
+    benchmark::DoNotOptimize(event.value);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecodeAndMapInsert)->Arg(64)->Arg(1024)->Arg(16384);
+
+void BM_AckTrackerTransaction(benchmark::State& state) {
+  relay::AckTracker tracker;
+  uint64_t lsn = 1;
+  const int records = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    const auto tx = tracker.Begin();
+    for (int i = 0; i < records; ++i) tracker.AddRecord();
+    tracker.Commit(Lsn(++lsn));
+    for (int i = 0; i < records; ++i) tracker.Acknowledge(tx);
+  }
+  benchmark::DoNotOptimize(tracker.safe_lsn());
+  state.SetItemsProcessed(state.iterations() * records);
+}
+BENCHMARK(BM_AckTrackerTransaction)->Arg(1)->Arg(50);
+
+}  // namespace
+}  // namespace outboxd
+
+BENCHMARK_MAIN();
