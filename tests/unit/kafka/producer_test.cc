@@ -1,7 +1,7 @@
 // The producer's decisions that need no broker: which delivery failures dead-letter a record,
 // which client errors are authentication problems, and which properties Create refuses.
-// Nothing here opens a connection: rd_kafka_new only starts threads, and bootstrap.servers
-// points at a port nobody is asked to reach before the producer is destroyed.
+// No broker is involved: bootstrap.servers is 127.0.0.1:1, which librdkafka's threads may try
+// and which refuses at once; no assertion depends on that attempt.
 
 #include "kafka/producer.h"
 
@@ -91,7 +91,6 @@ TEST(ProducerCreateTest, DefaultsAloneBuildAProducer) {
   EXPECT_GE((*producer)->event_fd(), 0);
   EXPECT_EQ((*producer)->fatal_error(), std::nullopt);
   EXPECT_EQ((*producer)->auth_error(), std::nullopt);
-  EXPECT_EQ((*producer)->OutstandingRecords(), 0);
 }
 
 TEST(ProducerCreateTest, PinnedPropertiesAreRefused) {
