@@ -1,0 +1,324 @@
+#include "support/chaos_fixture.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "absl/time/clock.h"
+#include "fmt/format.h"
+#include "harness/kafka_admin.h"
+#include "harness/kafka_consumer.h"
+#include "harness/log_tail.h"
+#include "harness/outbox_writer.h"
+#include "harness/slot.h"
+#include "harness/status_macros.h"
+#include "harness/wait.h"
+#include "support/summary.h"
+
+#ifndef OUTBOXD_CHAOS_DEFAULT_BINARY
+#define OUTBOXD_CHAOS_DEFAULT_BINARY ""
+#endif
+
+namespace outboxd::chaos {
+namespace {
+
+std::atomic<bool> long_mode{false};
+
+constexpr int kFailureTailLines = 60;
+constexpr int kFailureTailProcesses = 3;
+// How long outboxd may take, after the faults, to deliver and confirm the backlog.
+constexpr absl::Duration kDrainTimeout = absl::Minutes(3);
+
+// "ch_<test name, lower case, at most 24 chars>_<pid>_<n>": valid as a slot, table and
+// publication name and as a topic prefix.
+std::string MakeTag() {
+  static std::atomic<int> counter{0};
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name;
+  for (const char c : std::string(info->name())) {
+    if (name.size() >= 24) break;
+    name += std::isalnum(static_cast<unsigned char>(c))
+                ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                : '_';
+  }
+  return fmt::format("ch_{}_{}_{}", name, getpid(), counter++);
+}
+
+std::string Binary() {
+  const char* override_binary = std::getenv("OUTBOXD_CHAOS_BINARY");
+  if (override_binary != nullptr && *override_binary != '\0') return override_binary;
+  return OUTBOXD_CHAOS_DEFAULT_BINARY;
+}
+
+}  // namespace
+
+bool LongMode() {
+  const char* env = std::getenv("OUTBOXD_CHAOS_LONG");
+  return long_mode || (env != nullptr && std::string(env) == "1");
+}
+void SetLongMode(bool on) { long_mode = on; }
+
+std::string Seconds(absl::Duration d) { return fmt::format("{:.1f} s", absl::ToDoubleSeconds(d)); }
+
+void ChaosTest::SetUp() {
+  absl::StatusOr<it::TestEnv> env = it::LoadTestEnv();
+  if (!env.ok()) GTEST_FAIL() << env.status().message();
+  env_ = *env;
+  env_.outboxd_binary = Binary();
+  if (env_.outboxd_binary.empty() || !std::filesystem::exists(env_.outboxd_binary)) {
+    GTEST_FAIL() << "outboxd binary '" << env_.outboxd_binary
+                 << "' does not exist: build the outboxd target (scripts/test does), or set "
+                    "OUTBOXD_CHAOS_BINARY";
+  }
+  tag_ = MakeTag();
+  table_ = tag_ + "_outbox";
+  slot_ = tag_;
+  publication_ = tag_ + "_pub";
+  topic_prefix_ = tag_;
+  dead_letter_topic_ = tag_ + ".dlq";
+  log_dir_ = (std::filesystem::path(env_.log_dir) / tag_).string();
+  std::error_code ec;
+  std::filesystem::create_directories(log_dir_, ec);
+  ASSERT_FALSE(ec) << "cannot create " << log_dir_ << ": " << ec.message();
+  services_ = std::make_unique<Services>(env_, services_log());
+
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient* admin, Admin());
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient pg, it::PgClient::Connect(env_.pg_conninfo));
+  IT_ASSERT_OK(it::CreateOutboxTable(pg, table_));
+  (void)admin;
+
+  ChaosLoadSpec spec = LoadSpec(0);
+  for (const std::string& type : ChaosLoad::AggregateTypes(spec)) {
+    topics_.push_back(fmt::format("{}.{}", topic_prefix_, type));
+    IT_ASSERT_OK(it::CreateTopic(env_.kafka_bootstrap, topics_.back(), kPartitions));
+  }
+  IT_ASSERT_OK(it::CreateTopic(env_.kafka_bootstrap, dead_letter_topic_, 1));
+
+  config_.pg_conninfo = env_.pg_conninfo;
+  config_.slot = slot_;
+  config_.publication = publication_;
+  config_.tables = {"public." + table_};
+  config_.status_interval_ms = 200;
+  config_.kafka_bootstrap = env_.kafka_bootstrap;
+  config_.topic_pattern = topic_prefix_ + ".${aggregatetype}";
+}
+
+void ChaosTest::TearDown() {
+  if (HasFailure()) {
+    const size_t first = processes_.size() > kFailureTailProcesses
+                             ? processes_.size() - kFailureTailProcesses
+                             : 0;
+    for (size_t i = first; i < processes_.size(); ++i) {
+      const std::string& path = processes_[i]->log_path();
+      std::cerr << "---- last " << kFailureTailLines << " lines of " << path << " ----\n"
+                << it::LogTail(path, kFailureTailLines) << "\n---- end of log ----\n";
+    }
+    std::cerr << "(all logs of this test: " << log_dir_ << ")\n";
+  }
+  sampler_.reset();
+  processes_.clear();  // Kills what still runs.
+  if (services_ != nullptr) {
+    const absl::Status restored = services_->Restore();
+    EXPECT_TRUE(restored.ok()) << "restarting the services: " << restored;
+  }
+  if (!env_.pg_admin_conninfo.empty()) {
+    absl::StatusOr<it::PgClient*> admin = Admin();
+    if (admin.ok()) {
+      IT_EXPECT_OK(it::DropSlotIfExists(**admin, slot_, absl::Seconds(30)));
+      IT_EXPECT_OK((*admin)->Exec(fmt::format("DROP PUBLICATION IF EXISTS {}",
+                                              it::QuoteIdent(publication_))));
+      IT_EXPECT_OK((*admin)->Exec(
+          fmt::format("DROP TABLE IF EXISTS public.{}", it::QuoteIdent(table_))));
+    } else {
+      ADD_FAILURE() << "cannot clean up (slot " << slot_ << " may pin WAL): " << admin.status();
+    }
+  }
+  if (!topics_.empty()) {
+    std::vector<std::string> all = topics_;
+    all.insert(all.end(), extra_topics_.begin(), extra_topics_.end());
+    all.push_back(dead_letter_topic_);
+    const absl::Status deleted = it::DeleteTopics(env_.kafka_bootstrap, all);
+    if (!deleted.ok()) std::cerr << "note: deleting topics: " << deleted << "\n";
+  }
+}
+
+absl::StatusOr<it::PgClient*> ChaosTest::Admin() {
+  if (admin_.has_value() && admin_->Exec("SELECT 1").ok()) return &*admin_;
+  admin_.reset();
+  IT_ASSIGN_OR_RETURN(it::PgClient client,
+                      ConnectWithRetry(env_.pg_admin_conninfo, absl::Minutes(1)));
+  admin_.emplace(std::move(client));
+  return &*admin_;
+}
+
+ChaosLoadSpec ChaosTest::LoadSpec(uint64_t seed) const {
+  ChaosLoadSpec spec;
+  spec.conninfo = env_.pg_conninfo;
+  spec.table = table_;
+  spec.topic_prefix = topic_prefix_;
+  spec.writers = 4;
+  spec.aggregates = 60;
+  spec.max_rows_per_tx = 50;
+  spec.rollback_one_in = 10;
+  spec.pause_between_tx = absl::Milliseconds(50);
+  spec.seed = seed;
+  return spec;
+}
+
+void ChaosTest::RetireSampler() {
+  if (sampler_ != nullptr) retired_peak_kb_ = std::max(retired_peak_kb_, sampler_->PeakHwmKb());
+  sampler_.reset();
+}
+
+absl::StatusOr<it::OutboxdProcess*> ChaosTest::Launch() {
+  RetireSampler();
+  const std::string config_path = log_dir_ + "/outboxd.toml";
+  std::ofstream file(config_path, std::ios::trunc);
+  file << it::RenderConfig(config_) << "dead_letter_topic = \"" << dead_letter_topic_ << "\"\n";
+  file.close();
+  if (!file) return absl::InternalError("cannot write " + config_path);
+  const std::string log_path = fmt::format("{}/outboxd-{}.log", log_dir_, processes_.size() + 1);
+  IT_ASSIGN_OR_RETURN(std::unique_ptr<it::OutboxdProcess> process,
+                      it::OutboxdProcess::Start(env_.outboxd_binary, config_path, log_path));
+  processes_.push_back(std::move(process));
+  sampler_ = std::make_unique<MemorySampler>(processes_.back()->pid());
+  return processes_.back().get();
+}
+
+absl::Status ChaosTest::WaitStreaming(absl::Duration timeout) {
+  IT_ASSIGN_OR_RETURN(it::PgClient * admin, Admin());
+  return it::WaitForSlotStreaming(*admin, slot_, publication_, timeout);
+}
+
+void ChaosTest::KillCurrent() {
+  RetireSampler();
+  if (current() != nullptr) current()->Kill();
+}
+
+bool ChaosTest::ExpectAlive(const std::string& when) {
+  it::OutboxdProcess* process = current();
+  if (process == nullptr) return false;
+  if (process->Running()) return true;
+  ++unexpected_exits_;
+  absl::StatusOr<it::ExitStatus> exit = process->WaitForExit(absl::ZeroDuration());
+  ADD_FAILURE() << "outboxd (pid " << process->pid() << ") exited on its own " << when << ": "
+                << (exit.ok() ? exit->ToString() : exit.status().ToString())
+                << "; it must keep retrying. End of its log (" << process->log_path() << "):\n"
+                << it::LogTail(process->log_path(), 30);
+  absl::StatusOr<it::OutboxdProcess*> relaunched = Launch();
+  EXPECT_TRUE(relaunched.ok()) << relaunched.status();
+  return false;
+}
+
+absl::StatusOr<std::string> ChaosTest::AddTopic(const std::string& aggregatetype,
+                                                int partitions) {
+  const std::string topic = fmt::format("{}.{}", topic_prefix_, aggregatetype);
+  IT_RETURN_IF_ERROR(it::CreateTopic(env_.kafka_bootstrap, topic, partitions));
+  extra_topics_.push_back(topic);
+  return topic;
+}
+
+absl::StatusOr<absl::Duration> ChaosTest::WaitConfirmedWalEnd(absl::Duration timeout) {
+  const absl::Time start = absl::Now();
+  IT_ASSIGN_OR_RETURN(it::PgClient * admin, Admin());
+  IT_ASSIGN_OR_RETURN(const int64_t wal_end, it::CurrentWalPosition(*admin));
+  int64_t confirmed = 0;
+  const bool caught_up = it::WaitUntil(
+      [&] {
+        ExpectAlive("while draining the backlog");
+        absl::StatusOr<it::PgClient*> a = Admin();
+        if (!a.ok()) return false;
+        absl::StatusOr<std::optional<int64_t>> c = it::SlotConfirmedPosition(**a, slot_);
+        if (c.ok() && c->has_value()) confirmed = **c;
+        return confirmed >= wal_end;
+      },
+      timeout, absl::Milliseconds(200));
+  if (!caught_up) {
+    return absl::DeadlineExceededError(fmt::format(
+        "after {} the slot's confirmed_flush_lsn {} is still below the WAL end {}",
+        Seconds(timeout), it::FormatLsn(confirmed), it::FormatLsn(wal_end)));
+  }
+  return absl::Now() - start;
+}
+
+double ChaosTest::PeakRssMb() {
+  int64_t kb = retired_peak_kb_;
+  if (sampler_ != nullptr) kb = std::max(kb, sampler_->PeakHwmKb());
+  return static_cast<double>(kb) / 1024.0;
+}
+
+void ChaosTest::VerifyAndRecord(const std::string& scenario, int64_t faults, ChaosLoad& load,
+                                absl::Time started, const std::string& note) {
+  const absl::Status load_status = load.Stop();
+  EXPECT_TRUE(load_status.ok()) << "load generator: " << load_status;
+  const std::vector<it::ExpectedEvent> committed = load.Committed();
+  const absl::flat_hash_set<std::string> not_committed = load.NotCommitted();
+  const ChaosLoadStats stats = load.Stats();
+  EXPECT_GT(committed.size(), 0u) << "the load committed nothing";
+  ExpectAlive("after the faults");
+
+  // Everything committed is in Kafka once the slot confirmed the WAL end (invariant 1); a
+  // slot stuck below it is reported, and the read-back below then names what is missing.
+  absl::StatusOr<absl::Duration> drained = WaitConfirmedWalEnd(kDrainTimeout);
+  EXPECT_TRUE(drained.ok()) << drained.status();
+  const absl::Duration drain = drained.ok() ? *drained : kDrainTimeout;
+
+  it::ConsumeOptions consume;
+  consume.topics = topics_;
+  consume.min_records = committed.size();
+  consume.timeout = absl::Seconds(120);
+  IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> records,
+                          it::ConsumeFromBeginning(env_.kafka_bootstrap, consume));
+  const it::DeliveryReport report = it::CheckDelivery(committed, records, not_committed);
+
+  it::ConsumeOptions dlq;
+  dlq.topics = {dead_letter_topic_};
+  dlq.timeout = absl::Seconds(30);
+  IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> dead,
+                          it::ConsumeFromBeginning(env_.kafka_bootstrap, dlq));
+
+  it::OutboxdProcess* last = current();
+  const double peak_mb = PeakRssMb();
+  if (last != nullptr && last->Running()) {
+    IT_ASSERT_OK_AND_ASSIGN(it::ExitStatus exit, last->Stop(absl::Seconds(30)));
+    EXPECT_TRUE(exit.ExitedZero()) << "SIGTERM should drain and exit 0, got " << exit.ToString();
+  }
+
+  SummaryRow row;
+  row.scenario = scenario;
+  row.faults = faults;
+  row.events = static_cast<int64_t>(report.expected);
+  row.received = static_cast<int64_t>(report.received);
+  row.missing = static_cast<int64_t>(report.missing);
+  row.duplicates = static_cast<int64_t>(report.duplicates);
+  row.reorders = static_cast<int64_t>(report.order_violations);
+  row.unexpected = static_cast<int64_t>(report.unexpected + report.wrong_content +
+                                        report.split_aggregates + dead.size());
+  row.seconds = absl::ToDoubleSeconds(absl::Now() - started);
+  row.peak_rss_mb = peak_mb;
+  row.note = fmt::format(
+      "{}{}tx={} rolled_back={} lost_pg_connections={} unanswered_commits(committed/not)={}/{}; "
+      "outboxd launches={} unexpected_exits={}; drain after faults {}",
+      note, note.empty() ? "" : "; ", stats.transactions, stats.rollbacks,
+      stats.lost_connections, stats.commits_resolved, stats.aborts_resolved, launches(),
+      unexpected_exits_, Seconds(drain));
+  AppendSummaryRow(row);
+  std::cout << RenderSummary({row}) << "[" << scenario << "] " << report.Summary() << "\n";
+
+  EXPECT_EQ(report.missing, 0u) << report.Summary();
+  EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+  EXPECT_EQ(report.rolled_back_seen, 0u) << report.Summary();
+  EXPECT_EQ(report.unexpected, 0u) << report.Summary();
+  EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
+  EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
+  EXPECT_EQ(dead.size(), 0u) << "rows went to the dead-letter topic, e.g. with outboxd.error="
+                             << (dead.empty() ? "" : dead[0].Header("outboxd.error").value_or("?"));
+  EXPECT_EQ(unexpected_exits_, 0) << "outboxd exited on its own during the scenario";
+}
+
+}  // namespace outboxd::chaos

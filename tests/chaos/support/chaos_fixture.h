@@ -1,0 +1,114 @@
+#pragma once
+// The chaos fixture: one outbox table, slot, publication, topic set and dead-letter topic per
+// test; the outboxd processes it launches (with their peak memory); the verification that
+// ends every scenario; and clean-up so nothing of it outlives the test, services included.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "harness/config_writer.h"
+#include "harness/delivery_check.h"
+#include "harness/env.h"
+#include "harness/outboxd_process.h"
+#include "harness/pg_client.h"
+#include "support/chaos_load.h"
+#include "support/faults.h"
+#include "support/proc_memory.h"
+
+namespace outboxd::chaos {
+
+// True for the long run: OUTBOXD_CHAOS_LONG=1 in the environment, or --long on the command
+// line of the test binary (see chaos_main.cc).
+bool LongMode();
+void SetLongMode(bool on);
+
+// "30.2 s".
+std::string Seconds(absl::Duration d);
+
+class ChaosTest : public ::testing::Test {
+ protected:
+  static constexpr int kPartitions = 3;
+
+  // Fails (never skips) when scripts/test did not set the environment up. Creates the table,
+  // the topics (kPartitions each) and the dead-letter topic.
+  void SetUp() override;
+  // Prints the end of the last outboxd logs if the test failed; kills outboxd; restarts any
+  // stopped service; drops the slot, publication and table; deletes the topics.
+  void TearDown() override;
+
+  const it::TestEnv& env() const { return env_; }
+  Services& services() { return *services_; }
+  // The superuser connection, reconnected (waiting up to a minute) if Postgres restarted.
+  absl::StatusOr<it::PgClient*> Admin();
+
+  const std::string& table() const { return table_; }
+  const std::string& slot() const { return slot_; }
+  const std::string& publication() const { return publication_; }
+  const std::string& log_dir() const { return log_dir_; }
+  // Topics the load writes to (one per aggregate type) and the dead-letter topic.
+  const std::vector<std::string>& topics() const { return topics_; }
+  const std::string& dead_letter_topic() const { return dead_letter_topic_; }
+  // Creates "<prefix>.<aggregatetype>" (deleted at the end) and returns its name.
+  absl::StatusOr<std::string> AddTopic(const std::string& aggregatetype, int partitions);
+
+  // The config outboxd runs with; adjust before Launch.
+  it::OutboxdConfig& config() { return config_; }
+  // Defaults for this test's load: 4 writers, 60 aggregates, 1..50 rows, 1 in 10 rolled back,
+  // 50 ms between a writer's transactions (about 2,000 rows/s in all).
+  ChaosLoadSpec LoadSpec(uint64_t seed) const;
+
+  // Writes the config and starts an outboxd without waiting for anything. It becomes current().
+  absl::StatusOr<it::OutboxdProcess*> Launch();
+  // Waits until the slot exists, is consistent and is streamed by a walsender.
+  absl::Status WaitStreaming(absl::Duration timeout = absl::Seconds(60));
+  it::OutboxdProcess* current() { return processes_.empty() ? nullptr : processes_.back().get(); }
+  int launches() const { return static_cast<int>(processes_.size()); }
+  // kill -9 of current(); nothing is launched in its place.
+  void KillCurrent();
+  // True if current() runs. Otherwise outboxd exited on its own, which it must never do in
+  // these scenarios: records a failure naming `when`, with its exit status and log, and
+  // launches a replacement so the scenario can still check the data.
+  bool ExpectAlive(const std::string& when);
+  int unexpected_exits() const { return unexpected_exits_; }
+
+  // Peak VmHWM in MB over every outboxd this test launched (sampled until each ended).
+  double PeakRssMb();
+
+  // Waits until the slot's confirmed_flush_lsn reaches the WAL end as of now: outboxd then
+  // has every commit acknowledged by Kafka (invariant 1). Returns how long that took;
+  // DeadlineExceeded naming both positions after `timeout`.
+  absl::StatusOr<absl::Duration> WaitConfirmedWalEnd(absl::Duration timeout);
+
+  // Ends a scenario: stops the load, waits until outboxd confirmed every commit (the slot's
+  // confirmed_flush_lsn reaches the WAL end), reads every topic back, checks it, stops outboxd
+  // with SIGTERM (exit 0 expected), appends the summary row and asserts: nothing missing, no
+  // per-aggregate reorder, nothing rolled back or unknown or dead-lettered. Duplicates are
+  // reported only.
+  void VerifyAndRecord(const std::string& scenario, int64_t faults, ChaosLoad& load,
+                       absl::Time started, const std::string& note = "");
+
+  // Log of the service scripts this test ran.
+  std::string services_log() const { return log_dir_ + "/services.log"; }
+
+ private:
+  void RetireSampler();
+
+  it::TestEnv env_;
+  std::unique_ptr<Services> services_;
+  std::optional<it::PgClient> admin_;
+  std::string tag_, table_, slot_, publication_, topic_prefix_, dead_letter_topic_, log_dir_;
+  std::vector<std::string> topics_;
+  std::vector<std::string> extra_topics_;
+  it::OutboxdConfig config_;
+  std::vector<std::unique_ptr<it::OutboxdProcess>> processes_;
+  std::unique_ptr<MemorySampler> sampler_;  // of current()
+  int64_t retired_peak_kb_ = 0;             // of the processes before it
+  int unexpected_exits_ = 0;
+};
+
+}  // namespace outboxd::chaos
