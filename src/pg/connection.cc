@@ -12,6 +12,21 @@ std::string TrimMessage(const char* message) {
   return std::string(TrimTrailingSpace(message ? message : ""));
 }
 
+// Appends what the operator should do about the common connection failures.
+std::string WithFix(std::string message, std::string_view user) {
+  if (Contains(message, "replication role")) {
+    message += Concat("; grant it as a superuser: ALTER ROLE ", user, " REPLICATION");
+  } else if (Contains(message, "password authentication failed") ||
+             Contains(message, "password is required")) {
+    message += "; check the password in [postgres] conninfo or OUTBOXD_POSTGRES_CONNINFO "
+               "(or ~/.pgpass)";
+  } else if (Contains(message, "no pg_hba.conf entry")) {
+    message += "; allow this host, user and database with replication in pg_hba.conf: a "
+               "\"host <db> <user> <addr> scram-sha-256\" line covers replication=database";
+  }
+  return message;
+}
+
 }  // namespace
 
 absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message) {
@@ -58,8 +73,9 @@ absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
   Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
   if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
   if (PQstatus(conn.raw()) != CONNECTION_OK) {
-    return ClassifyConnectError(
-        Concat("cannot connect to Postgres: ", TrimMessage(PQerrorMessage(conn.raw()))));
+    return ClassifyConnectError(WithFix(
+        Concat("cannot connect to Postgres: ", TrimMessage(PQerrorMessage(conn.raw()))),
+        PQuser(conn.raw())));
   }
   return conn;
 }

@@ -8,7 +8,7 @@
 namespace outboxd::relay {
 
 struct Metrics {
-  uint64_t events_published = 0;     // Records Kafka acknowledged on their routed topic.
+  uint64_t events_published = 0;      // Records Kafka acknowledged (dead letters included).
   uint64_t events_dead_lettered = 0;  // Rows sent to the dead-letter topic instead.
   uint64_t transactions = 0;          // Commits seen.
   uint64_t rows_ignored = 0;          // Changes to tables outside the outbox set.

@@ -27,9 +27,6 @@ pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
   return options;
 }
 
-// Headers a dead-lettered record carries besides the original ones.
-constexpr std::string_view kErrorHeader = "outboxd.error";
-
 }  // namespace
 
 Pipeline::Pipeline(const config::Config& config, const Clock& clock, Metrics& metrics,
@@ -183,55 +180,62 @@ absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, Lsn wal_star
     ++metrics_.rows_ignored;
     return absl::OkStatus();
   }
+  const RecordOrigin origin{
+      .tx = current_tx_, .lsn = wal_start, .xid = current_xid_, .relation = insert.relation};
   absl::Status mapped = mapper_.Map(insert, event_);
-  if (absl::IsInvalidArgument(mapped)) {
-    log::Warn("dead-lettering row of {} at WAL {} (xid {}): {}", mapper_.TableName(insert.relation),
-              wal_start.ToString(), current_xid_.value, MessageOf(mapped));
-    if (auto s = mapper_.MapDeadLetter(insert, MessageOf(mapped), wal_start, current_xid_, event_);
-        !s.ok()) {
-      return s;
-    }
-  } else if (!mapped.ok()) {
+  if (mapped.ok()) {
+    std::vector<kafka::Header> headers;
+    headers.reserve(event_.headers.size());
+    for (const auto& h : event_.headers) headers.push_back({h.name, h.value});
+    absl::Status produced = Produce(
+        {.topic = event_.topic, .key = event_.key, .value = event_.value, .headers = headers},
+        origin);
+    if (produced.ok()) tracker_.AddRecord();
+    // Anything but an outright refusal (too large, illegal topic) is success, backpressure
+    // (retried with the same WAL message) or a reason to restart.
+    if (!absl::IsInvalidArgument(produced)) return produced;
+    mapped = produced;
+  } else if (!absl::IsInvalidArgument(mapped)) {
     return mapped;
   }
-  absl::Status produced = Produce(event_);
-  if (!absl::IsInvalidArgument(produced) || event_.topic == config_.outbox.dead_letter_topic) {
-    return produced;
-  }
-  // Kafka refused the record outright (too large, bad topic): dead-letter it instead.
-  log::Warn("dead-lettering row of {} at WAL {}: {}", mapper_.TableName(insert.relation),
-            wal_start.ToString(), MessageOf(produced));
-  if (auto s = mapper_.MapDeadLetter(insert, MessageOf(produced), wal_start, current_xid_, event_);
-      !s.ok()) {
-    return s;
-  }
-  return Produce(event_);
+  return DeadLetterRow(insert, origin, MessageOf(mapped));
 }
 
-absl::Status Pipeline::Produce(const outbox::OutboxEvent& event) {
-  std::vector<kafka::Header> headers;
-  headers.reserve(event.headers.size());
-  for (const auto& h : event.headers) headers.push_back({h.name, h.value});
-  absl::Status s = producer_->Produce(
-      {.topic = event.topic, .key = event.key, .value = event.value, .headers = headers},
-      current_tx_);
-  if (s.ok()) tracker_.AddRecord();
+absl::Status Pipeline::DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
+                                     std::string_view reason) {
+  log::Warn("dead-lettering row of {} at WAL {} (xid {}) to {}: {}",
+            mapper_.TableName(insert.relation), origin.lsn.ToString(), origin.xid.value,
+            config_.outbox.dead_letter_topic, reason);
+  if (auto s = mapper_.MapDeadLetter(insert, reason, origin.lsn, origin.xid, event_); !s.ok()) {
+    return s;
+  }
+  // From here the dead-letter record stands for the row in its transaction's count; reading
+  // stops until it is handed to Kafka.
+  tracker_.AddRecord();
+  dead_letters_.push_back(DeadLetter::FromEvent(event_, origin));
+  ++metrics_.events_dead_lettered;
+  return ProduceDeadLetters();
+}
+
+absl::Status Pipeline::Produce(const kafka::Record& record, const RecordOrigin& origin) {
+  const uint64_t seq = next_record_seq_++;
+  absl::Status s = producer_->Produce(record, seq);
+  if (s.ok()) in_flight_.emplace(seq, origin);
   return s;
 }
 
 absl::Status Pipeline::ProduceDeadLetters() {
+  std::vector<kafka::Header> scratch;
   while (!dead_letters_.empty()) {
-    const DeadLetter& dl = dead_letters_.front();
-    std::vector<kafka::Header> headers;
-    for (const auto& [name, value] : dl.headers) headers.push_back({name, value});
-    absl::Status s = producer_->Produce({.topic = config_.outbox.dead_letter_topic,
-                                         .key = dl.key,
-                                         .value = dl.value,
-                                         .headers = headers},
-                                        dl.tag);
+    DeadLetter& dl = dead_letters_.front();
+    absl::Status s = Produce(dl.AsRecord(config_.outbox.dead_letter_topic, scratch), dl.origin);
     if (absl::IsResourceExhausted(s)) return absl::OkStatus();
+    if (absl::IsInvalidArgument(s) && dl.DropValue()) {
+      log::Warn("{}; dead-lettering the row without its value", MessageOf(s));
+      continue;
+    }
     if (!s.ok()) {
-      // The dead-letter topic itself refuses it: nothing safe is left but a replay.
+      // The dead-letter topic refuses even a record without value: only a replay is safe.
       return absl::UnavailableError(Concat("cannot write to dead-letter topic ",
                                            config_.outbox.dead_letter_topic, ": ", MessageOf(s)));
     }
@@ -241,45 +245,42 @@ absl::Status Pipeline::ProduceDeadLetters() {
 }
 
 void Pipeline::OnDelivered(uint64_t tag) {
-  tracker_.Acknowledge(tag);
+  auto origin = in_flight_.extract(tag);
+  if (!origin) return NoteUnknownReport(tag);
+  tracker_.Acknowledge(origin.mapped().tx);
   ++metrics_.events_published;
 }
 
+void Pipeline::NoteUnknownReport(uint64_t tag) {
+  // Cannot happen unless librdkafka reports a record twice; replaying is the safe answer.
+  if (!restart_reason_) restart_reason_ = Concat("delivery report for unknown record ", tag);
+}
+
 void Pipeline::OnFailed(uint64_t tag, rd_kafka_resp_err_t err, const rd_kafka_message_t& message) {
+  auto node = in_flight_.extract(tag);
+  if (!node) return NoteUnknownReport(tag);
+  const RecordOrigin origin = node.mapped();
   const std::string topic = rd_kafka_topic_name(message.rkt);
   const std::string reason = Concat(rd_kafka_err2name(err), ": ", rd_kafka_err2str(err));
-  if (kafka::ClassifyDeliveryError(err) != kafka::FailureKind::kRecordRejected ||
-      topic == config_.outbox.dead_letter_topic) {
-    // Leave the record unacknowledged: the confirmed LSN stays before it and the replay
-    // re-sends it (invariant 6).
-    if (!restart_reason_) {
-      restart_reason_ = Concat("delivery to ", topic, " failed (", reason,
-                               "); replaying from the confirmed LSN");
-    }
-    return;
-  }
-  log::Warn("Kafka refused a record for {} ({}); sending it to {}", topic, reason,
-            config_.outbox.dead_letter_topic);
-  DeadLetter dl{.tag = tag, .key = std::nullopt, .value = std::nullopt, .headers = {}};
-  if (message.key) dl.key.emplace(static_cast<const char*>(message.key), message.key_len);
-  if (message.payload) dl.value.emplace(static_cast<const char*>(message.payload), message.len);
-  rd_kafka_headers_t* headers = nullptr;
-  if (rd_kafka_message_headers(&message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    const char* name;
-    const void* value;
-    size_t size;
-    for (size_t i = 0; rd_kafka_header_get_all(headers, i, &name, &value, &size) ==
-                       RD_KAFKA_RESP_ERR_NO_ERROR;
-         ++i) {
-      dl.headers.emplace_back(name, value ? std::optional<std::string>(std::string(
-                                                static_cast<const char*>(value), size))
-                                          : std::nullopt);
+  const bool was_dead_letter = topic == config_.outbox.dead_letter_topic;
+  if (kafka::ClassifyDeliveryError(err) == kafka::FailureKind::kRecordRejected) {
+    DeadLetter dl = DeadLetter::FromReport(message, was_dead_letter, reason,
+                                           mapper_.TableName(origin.relation), origin);
+    // A refused dead-letter record gets one more try without its value.
+    if (!was_dead_letter || dl.DropValue()) {
+      log::Warn("Kafka refused a record for {} ({}); sending it to {}{}", topic, reason,
+                config_.outbox.dead_letter_topic, was_dead_letter ? " without its value" : "");
+      if (!was_dead_letter) ++metrics_.events_dead_lettered;
+      dead_letters_.push_back(std::move(dl));
+      return;
     }
   }
-  dl.headers.emplace_back(std::string(kErrorHeader), reason);
-  dl.headers.emplace_back("outboxd.topic", topic);
-  dead_letters_.push_back(std::move(dl));
-  ++metrics_.events_dead_lettered;
+  // Leave the record unacknowledged: the confirmed LSN stays before it and the replay re-sends
+  // it (invariant 6).
+  if (!restart_reason_) {
+    restart_reason_ =
+        Concat("delivery to ", topic, " failed (", reason, "); replaying from the confirmed LSN");
+  }
 }
 
 void Pipeline::LogProgress(std::chrono::steady_clock::time_point now) {

@@ -18,7 +18,9 @@
 #include "outbox/mapper.h"
 #include "pg/replication_stream.h"
 #include "pgoutput/messages.h"
+#include "absl/container/flat_hash_map.h"
 #include "relay/ack_tracker.h"
+#include "relay/dead_letter.h"
 #include "relay/metrics.h"
 
 namespace outboxd::relay {
@@ -42,7 +44,10 @@ class Pipeline final : private kafka::DeliveryHandler {
   absl::Status HandleCopyData(const pg::CopyBuffer& buffer);
   absl::Status HandleMessage(const pgoutput::Message& message, Lsn wal_start);
   absl::Status HandleInsert(const pgoutput::Insert& insert, Lsn wal_start);
-  absl::Status Produce(const outbox::OutboxEvent& event);
+  absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
+                             std::string_view reason);
+  // Hands `record` to Kafka, remembering `origin` until its delivery report.
+  absl::Status Produce(const kafka::Record& record, const RecordOrigin& origin);
   absl::Status ProduceDeadLetters();
   absl::Status SendStatus();
   Lsn ConfirmableLsn() const;
@@ -52,15 +57,7 @@ class Pipeline final : private kafka::DeliveryHandler {
   // kafka::DeliveryHandler; called inside Producer::Poll on the loop thread.
   void OnDelivered(uint64_t tag) override;
   void OnFailed(uint64_t tag, rd_kafka_resp_err_t err, const rd_kafka_message_t& message) override;
-
-  // A record Kafka refused for good, copied out of its delivery report, waiting to be sent to
-  // the dead-letter topic in place of the original (invariant 7).
-  struct DeadLetter {
-    uint64_t tag;
-    std::optional<std::string> key;
-    std::optional<std::string> value;
-    std::vector<std::pair<std::string, std::optional<std::string>>> headers;
-  };
+  void NoteUnknownReport(uint64_t tag);
 
   const config::Config& config_;
   const Clock& clock_;
@@ -74,7 +71,11 @@ class Pipeline final : private kafka::DeliveryHandler {
   outbox::OutboxEvent event_;  // Reused for every row.
 
   std::optional<pg::CopyBuffer> blocked_;  // Message waiting for room in Kafka's queue.
-  std::deque<DeadLetter> dead_letters_;
+  std::deque<DeadLetter> dead_letters_;  // Waiting for room in Kafka's queue.
+  // Records handed to Kafka and not yet reported on, by the sequence number in their opaque;
+  // bounded by the producer's queue size.
+  absl::flat_hash_map<uint64_t, RecordOrigin> in_flight_;
+  uint64_t next_record_seq_ = 0;
   std::optional<std::string> restart_reason_;  // Set by a delivery failure that needs a replay.
   bool stopping_ = false;
 
