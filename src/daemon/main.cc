@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/status.h"
 #include "config/config.h"
 #include "daemon/exit_codes.h"
+#include "fmt/ranges.h"
 #include "relay/supervisor.h"
 
 namespace outboxd::daemon {
@@ -84,9 +86,10 @@ int Run(const Options& options) {
     log::Error("cannot create a signalfd for SIGTERM/SIGINT");
     return kExitFailure;
   }
+  std::vector<std::string> tables;
+  for (const auto& t : config->postgres.tables) tables.push_back(t.ToString());
   log::Info("outboxd {} starting: tables {}, slot {}, publication {}", OUTBOXD_VERSION,
-            config->postgres.tables.front().ToString(), config->postgres.slot,
-            config->postgres.publication);
+            fmt::join(tables, ", "), config->postgres.slot, config->postgres.publication);
   SystemClock clock;
   relay::Metrics metrics;
   const absl::Status status = relay::RunRelay(*config, clock, metrics, stop_fd);

@@ -66,10 +66,14 @@ absl::Status ClassifyConnectError(std::string_view message) {
 }
 
 absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
-  // expand_dbname=1: the first "dbname" is parsed as a whole conninfo string; the keywords
-  // after it override whatever it says.
-  const char* const keywords[] = {"dbname", "replication", "application_name", nullptr};
-  const char* const values[] = {conninfo.c_str(), "database", "outboxd", nullptr};
+  // expand_dbname=1: "dbname" is parsed as a whole conninfo string. Keywords before it are
+  // defaults the user's string may override (a bounded connect, TCP keepalives so a vanished
+  // server is noticed in about a minute rather than hours); keywords after it are fixed.
+  const char* const keywords[] = {"connect_timeout", "keepalives_idle", "keepalives_interval",
+                                  "keepalives_count", "dbname", "replication",
+                                  "application_name", nullptr};
+  const char* const values[] = {"10", "30", "10", "3", conninfo.c_str(), "database", "outboxd",
+                                nullptr};
   Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
   if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
   if (PQstatus(conn.raw()) != CONNECTION_OK) {

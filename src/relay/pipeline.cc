@@ -1,6 +1,10 @@
 #include "relay/pipeline.h"
 
 #include <poll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include <algorithm>
 #include <variant>
@@ -99,6 +103,7 @@ absl::Status Pipeline::PollOnce() {
     return absl::InternalError(Concat("poll failed: errno ", errno));
   }
   if (fds[0].revents & POLLIN) {
+    LogStopSignal();
     stopping_ = true;
     return absl::OkStatus();
   }
@@ -116,6 +121,15 @@ absl::Status Pipeline::PollOnce() {
   if (blocked_ || !dead_letters_.empty()) return absl::OkStatus();
   // libpq may hold buffered messages even when the socket is quiet, so always try to read.
   return ReadReplication();
+}
+
+void Pipeline::LogStopSignal() {
+  // Naming the sender tells an operator who stopped the relay (a supervisor, a stray pkill).
+  signalfd_siginfo info{};
+  if (::read(stop_fd_, &info, sizeof info) == sizeof info) {
+    log::Info("received {} from pid {}", ::strsignal(static_cast<int>(info.ssi_signo)),
+              info.ssi_pid);
+  }
 }
 
 absl::Status Pipeline::ReadReplication() {

@@ -40,6 +40,7 @@ class Pipeline final : private kafka::DeliveryHandler {
   absl::Status Loop();
   absl::Status PollOnce();
   absl::Status ReadReplication();
+  void LogStopSignal();
   // ResourceExhausted: Kafka's queue is full; keep `buffer` and call again later.
   absl::Status HandleCopyData(const pg::CopyBuffer& buffer);
   absl::Status HandleMessage(const pgoutput::Message& message, Lsn wal_start);
