@@ -1,5 +1,6 @@
 #include "config/config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "config/sections.h"
+#include "config/toml_guard.h"
 #include "fmt/format.h"
 
 namespace outboxd::config {
@@ -15,6 +17,16 @@ namespace {
 constexpr std::string_view kSections[] = {"postgres", "kafka", "outbox", "relay"};
 
 absl::StatusOr<toml::table> ParseToml(std::string_view text, std::string_view source) {
+  if (auto unsafe = internal::FindTomlUnsafeCodePoint(text)) {
+    const auto before = text.substr(0, unsafe->offset);
+    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+    return absl::InvalidArgumentError(fmt::format(
+        "{}:{}: character U+{:04X} is not supported: the TOML parser outboxd is built with "
+        "mishandles characters in U+00A1-U+0499, U+2D6E-U+3167 and U+FB26-U+FEFE; remove it, or "
+        "inside a quoted string write it as \\u{:04X}",
+        source, line, static_cast<uint32_t>(unsafe->code_point),
+        static_cast<uint32_t>(unsafe->code_point)));
+  }
   // toml++ reports syntax errors by exception; they stop here, at the module boundary.
   try {
     return toml::parse(text, source);
