@@ -18,8 +18,11 @@ constexpr RelationId kOutbox{16384};
 
 pgoutput::Relation OutboxRelation() {
   pgoutput::Relation relation{kOutbox, "public", "outbox", 'd', {}};
-  for (auto [name, oid] : {std::pair<const char*, uint32_t>{"id", 2950}, {"aggregatetype", 25},
-                           {"aggregateid", 25}, {"type", 25}, {"payload", 3802}}) {
+  for (auto [name, oid] : {std::pair<const char*, uint32_t>{"id", 2950},
+                           {"aggregatetype", 25},
+                           {"aggregateid", 25},
+                           {"type", 25},
+                           {"payload", 3802}}) {
     relation.columns.push_back({0, name, oid, -1});
   }
   return relation;
@@ -29,8 +32,8 @@ std::string InsertBytes(size_t payload_size) {
   const std::string payload = "{\"pad\": \"" + std::string(payload_size, 'x') + "\"}";
   return testing::EncodeInsert(
       kOutbox, testing::EncodeTupleData(std::vector<std::optional<std::string>>{
-                   "9b2e4c1e-6a53-4d5e-a0f1-3b6c2f1d7e80", "Order", "order-12345",
-                   "OrderCreated", payload}));
+                   "9b2e4c1e-6a53-4d5e-a0f1-3b6c2f1d7e80", "Order", "order-12345", "OrderCreated",
+                   payload}));
 }
 
 void BM_DecodeInsert(benchmark::State& state) {

@@ -7,11 +7,11 @@
 namespace outboxd::daemon {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;       // Unexpected internal error.
-inline constexpr int kExitUsage = 2;         // Bad command line or config file.
-inline constexpr int kExitServerSetup = 3;   // Wrong server settings, missing objects, lost slot.
-inline constexpr int kExitPermission = 4;    // Authentication or privileges.
-inline constexpr int kExitDataLoss = 5;      // Malformed replication protocol bytes.
+inline constexpr int kExitFailure = 1;      // Unexpected internal error.
+inline constexpr int kExitUsage = 2;        // Bad command line or config file.
+inline constexpr int kExitServerSetup = 3;  // Wrong server settings, missing objects, lost slot.
+inline constexpr int kExitPermission = 4;   // Authentication or privileges.
+inline constexpr int kExitDataLoss = 5;     // Malformed replication protocol bytes.
 
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {

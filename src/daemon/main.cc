@@ -33,11 +33,16 @@ struct Options {
 };
 
 bool ParseLevel(std::string_view text, log::Level& level) {
-  if (text == "debug") level = log::Level::kDebug;
-  else if (text == "info") level = log::Level::kInfo;
-  else if (text == "warn") level = log::Level::kWarn;
-  else if (text == "error") level = log::Level::kError;
-  else return false;
+  if (text == "debug")
+    level = log::Level::kDebug;
+  else if (text == "info")
+    level = log::Level::kInfo;
+  else if (text == "warn")
+    level = log::Level::kWarn;
+  else if (text == "error")
+    level = log::Level::kError;
+  else
+    return false;
   return true;
 }
 

@@ -17,11 +17,16 @@ namespace {
 // (timeouts, outages, fatal idempotence errors) restarts from the confirmed LSN, which loses
 // nothing, so that is the safe answer for any code not listed here.
 constexpr std::array kRecordRejections = {
-    RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE,      RD_KAFKA_RESP_ERR_INVALID_MSG,
-    RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE,        RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION,
-    RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE,   RD_KAFKA_RESP_ERR_INVALID_RECORD,
-    RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, RD_KAFKA_RESP_ERR_POLICY_VIOLATION,
-    RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC,          RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
+    RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE,
+    RD_KAFKA_RESP_ERR_INVALID_MSG,
+    RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE,
+    RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION,
+    RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE,
+    RD_KAFKA_RESP_ERR_INVALID_RECORD,
+    RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+    RD_KAFKA_RESP_ERR_POLICY_VIOLATION,
+    RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC,
+    RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
     RD_KAFKA_RESP_ERR__INVALID_ARG,
 };
 
@@ -52,8 +57,8 @@ absl::Status CheckPinned(const std::string& name, const std::string& value) {
     const bool same = value == required || (name == "acks" && value == "-1");
     if (name == pinned && !same) {
       return absl::InvalidArgumentError(Concat(
-          "[kafka] \"", name, "\" = \"", value, "\" is not allowed: outboxd needs ", pinned,
-          " = ", required, " to keep per-aggregate order and at-least-once delivery; remove it"));
+          "[kafka] \"", name, "\" = \"", value, "\" is not allowed: outboxd needs ", pinned, " = ",
+          required, " to keep per-aggregate order and at-least-once delivery; remove it"));
     }
   }
   return absl::OkStatus();
@@ -86,7 +91,7 @@ std::optional<std::string> AuthenticationErrorMessage(rd_kafka_resp_err_t err,
 std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
   return {
       {"client.id", "outboxd"},
-      {"enable.idempotence", "true"},  // acks=all, ordered retries (invariant 3).
+      {"enable.idempotence", "true"},     // acks=all, ordered retries (invariant 3).
       {"partitioner", "murmur2_random"},  // Same partition per key as the Java client.
       {"linger.ms", "2"},                 // Latency target: p99 commit→ack ≤ 10 ms.
       // Bounded memory instead of librdkafka's 1 GiB: each queued message also costs a few
@@ -99,8 +104,7 @@ std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
 }
 
 absl::StatusOr<std::unique_ptr<Producer>> Producer::Create(
-    const std::vector<std::pair<std::string, std::string>>& properties,
-    DeliveryHandler& handler) {
+    const std::vector<std::pair<std::string, std::string>>& properties, DeliveryHandler& handler) {
   std::unique_ptr<Producer> producer(new Producer(handler));
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char errstr[512];
@@ -180,8 +184,7 @@ absl::Status Producer::Produce(const Record& record, uint64_t tag) {
   const rd_kafka_resp_err_t err = rd_kafka_producev(
       rk_.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
       RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_VALUE(value, value_size),
-      RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(tag)),
-      RD_KAFKA_V_END);
+      RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(tag)), RD_KAFKA_V_END);
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return absl::OkStatus();  // headers now owned by rk.
   if (headers != nullptr) rd_kafka_headers_destroy(headers);
   if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
@@ -208,8 +211,7 @@ bool Producer::Flush(int timeout_ms) {
   return rd_kafka_flush(rk_.get(), timeout_ms) == RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
-void Producer::DeliveryReport(rd_kafka_t* /*rk*/, const rd_kafka_message_t* message,
-                              void* opaque) {
+void Producer::DeliveryReport(rd_kafka_t* /*rk*/, const rd_kafka_message_t* message, void* opaque) {
   auto* self = static_cast<Producer*>(opaque);
   const auto tag = reinterpret_cast<uint64_t>(message->_private);
   if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {

@@ -61,8 +61,7 @@ class Producer {
   // or invalid property, or one that would break ordering/durability (idempotence, acks).
   // `handler` must outlive the Producer.
   static absl::StatusOr<std::unique_ptr<Producer>> Create(
-      const std::vector<std::pair<std::string, std::string>>& properties,
-      DeliveryHandler& handler);
+      const std::vector<std::pair<std::string, std::string>>& properties, DeliveryHandler& handler);
   ~Producer();
   Producer(const Producer&) = delete;
   Producer& operator=(const Producer&) = delete;

@@ -18,11 +18,13 @@ std::string WithFix(std::string message, std::string_view user) {
     message += Concat("; grant it as a superuser: ALTER ROLE ", user, " REPLICATION");
   } else if (Contains(message, "password authentication failed") ||
              Contains(message, "password is required")) {
-    message += "; check the password in [postgres] conninfo or OUTBOXD_POSTGRES_CONNINFO "
-               "(or ~/.pgpass)";
+    message +=
+        "; check the password in [postgres] conninfo or OUTBOXD_POSTGRES_CONNINFO "
+        "(or ~/.pgpass)";
   } else if (Contains(message, "no pg_hba.conf entry")) {
-    message += "; allow this host, user and database with replication in pg_hba.conf: a "
-               "\"host <db> <user> <addr> scram-sha-256\" line covers replication=database";
+    message +=
+        "; allow this host, user and database with replication in pg_hba.conf: a "
+        "\"host <db> <user> <addr> scram-sha-256\" line covers replication=database";
   }
   return message;
 }
@@ -32,8 +34,9 @@ std::string WithFix(std::string message, std::string_view user) {
 absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message) {
   std::string text = Concat(message, " (SQLSTATE ", sqlstate, ")");
   if (sqlstate == "55006") {
-    text += "; another process (a second outboxd?) is streaming this slot: standing by until it "
-            "is released";
+    text +=
+        "; another process (a second outboxd?) is streaming this slot: standing by until it "
+        "is released";
   }
   const std::string_view sql_class = sqlstate.substr(0, 2);
   if (sql_class == "08" || sql_class == "53" || sql_class == "57" || sql_class == "58" ||
@@ -50,16 +53,12 @@ absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view mes
 
 absl::Status ClassifyConnectError(std::string_view message) {
   if (Contains(message, "password authentication failed") ||
-      Contains(message, "no pg_hba.conf entry") ||
-      Contains(message, "password is required") ||
-      Contains(message, "replication role") ||
-      Contains(message, "permission denied")) {
+      Contains(message, "no pg_hba.conf entry") || Contains(message, "password is required") ||
+      Contains(message, "replication role") || Contains(message, "permission denied")) {
     return absl::PermissionDeniedError(std::string(message));
   }
-  if (Contains(message, "does not exist") ||
-      Contains(message, "invalid connection option") ||
-      Contains(message, "missing \"=\"") ||
-      Contains(message, "invalid URI")) {
+  if (Contains(message, "does not exist") || Contains(message, "invalid connection option") ||
+      Contains(message, "missing \"=\"") || Contains(message, "invalid URI")) {
     return absl::InvalidArgumentError(std::string(message));
   }
   return absl::UnavailableError(std::string(message));
@@ -69,17 +68,17 @@ absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
   // expand_dbname=1: "dbname" is parsed as a whole conninfo string. Keywords before it are
   // defaults the user's string may override (a bounded connect, TCP keepalives so a vanished
   // server is noticed in about a minute rather than hours); keywords after it are fixed.
-  const char* const keywords[] = {"connect_timeout", "keepalives_idle", "keepalives_interval",
-                                  "keepalives_count", "dbname", "replication",
-                                  "application_name", nullptr};
-  const char* const values[] = {"10", "30", "10", "3", conninfo.c_str(), "database", "outboxd",
-                                nullptr};
+  const char* const keywords[] = {
+      "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
+      "dbname",          "replication",     "application_name",    nullptr};
+  const char* const values[] = {"10",       "30",      "10",   "3", conninfo.c_str(),
+                                "database", "outboxd", nullptr};
   Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
   if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
   if (PQstatus(conn.raw()) != CONNECTION_OK) {
-    return ClassifyConnectError(WithFix(
-        Concat("cannot connect to Postgres: ", TrimMessage(PQerrorMessage(conn.raw()))),
-        PQuser(conn.raw())));
+    return ClassifyConnectError(
+        WithFix(Concat("cannot connect to Postgres: ", TrimMessage(PQerrorMessage(conn.raw()))),
+                PQuser(conn.raw())));
   }
   return conn;
 }
@@ -89,8 +88,8 @@ absl::StatusOr<ResultPtr> Connection::Query(const std::string& sql, std::string_
   const ExecStatusType status = PQresultStatus(result.get());
   if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) return result;
   if (PQstatus(conn_.get()) == CONNECTION_BAD) {
-    return absl::UnavailableError(Concat(what, ": connection to Postgres lost: ",
-                                               TrimMessage(PQerrorMessage(conn_.get()))));
+    return absl::UnavailableError(
+        Concat(what, ": connection to Postgres lost: ", TrimMessage(PQerrorMessage(conn_.get()))));
   }
   const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
   return ClassifyServerError(sqlstate ? sqlstate : "XX000",

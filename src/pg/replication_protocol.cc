@@ -42,7 +42,7 @@ absl::StatusOr<CopyMessage> ParseCopyMessage(std::string_view bytes) {
     case kKeepaliveTag: {
       if (bytes.size() != kKeepaliveSize) {
         return absl::DataLossError(Concat("replication stream: keepalive of ", bytes.size(),
-                                                " bytes, expected ", kKeepaliveSize));
+                                          " bytes, expected ", kKeepaliveSize));
       }
       return Keepalive{.wal_end = Lsn(ReadInt64(bytes, 1)),
                        .send_time_us = static_cast<int64_t>(ReadInt64(bytes, 9)),
@@ -50,7 +50,7 @@ absl::StatusOr<CopyMessage> ParseCopyMessage(std::string_view bytes) {
     }
     default:
       return absl::DataLossError(fmt::format("replication stream: unknown CopyData tag 0x{:02x}",
-                                                   static_cast<uint8_t>(bytes[0])));
+                                             static_cast<uint8_t>(bytes[0])));
   }
 }
 

@@ -8,19 +8,16 @@
 namespace outboxd::pg {
 namespace {
 
-std::string ErrorText(PGconn* conn) {
-  return std::string(TrimTrailingSpace(PQerrorMessage(conn)));
-}
+std::string ErrorText(PGconn* conn) { return std::string(TrimTrailingSpace(PQerrorMessage(conn))); }
 
 }  // namespace
 
 absl::StatusOr<ReplicationStream> ReplicationStream::Start(Connection conn,
                                                            const StreamOptions& options) {
   // publication_names is a string literal holding a comma-separated identifier list.
-  const std::string sql = Concat(
-      "START_REPLICATION SLOT ", conn.QuoteIdentifier(options.slot),
-      " LOGICAL 0/0 (proto_version '1', publication_names ",
-      conn.QuoteLiteral(conn.QuoteIdentifier(options.publication)), ")");
+  const std::string sql = Concat("START_REPLICATION SLOT ", conn.QuoteIdentifier(options.slot),
+                                 " LOGICAL 0/0 (proto_version '1', publication_names ",
+                                 conn.QuoteLiteral(conn.QuoteIdentifier(options.publication)), ")");
   ResultPtr result(PQexec(conn.raw(), sql.c_str()));
   if (PQresultStatus(result.get()) != PGRES_COPY_BOTH) {
     const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
@@ -59,7 +56,7 @@ absl::Status ReplicationStream::StreamEnded() {
   ResultPtr result(PQgetResult(conn_.raw()));
   const char* sqlstate = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
   const std::string message = Concat("Postgres ended the replication stream: ",
-                                           result ? ErrorText(conn_.raw()) : "no reason given");
+                                     result ? ErrorText(conn_.raw()) : "no reason given");
   if (sqlstate == nullptr) return absl::UnavailableError(message);
   return ClassifyServerError(sqlstate, message);
 }
@@ -67,8 +64,7 @@ absl::Status ReplicationStream::StreamEnded() {
 absl::Status ReplicationStream::SendStatus(std::string_view status_message) {
   if (PQputCopyData(conn_.raw(), status_message.data(), static_cast<int>(status_message.size())) !=
       1) {
-    return absl::UnavailableError(
-        Concat("cannot send standby status: ", ErrorText(conn_.raw())));
+    return absl::UnavailableError(Concat("cannot send standby status: ", ErrorText(conn_.raw())));
   }
   return Flush();
 }
@@ -76,8 +72,7 @@ absl::Status ReplicationStream::SendStatus(std::string_view status_message) {
 absl::Status ReplicationStream::Flush() {
   const int rc = PQflush(conn_.raw());
   if (rc < 0) {
-    return absl::UnavailableError(
-        Concat("cannot send to Postgres: ", ErrorText(conn_.raw())));
+    return absl::UnavailableError(Concat("cannot send to Postgres: ", ErrorText(conn_.raw())));
   }
   pending_output_ = rc == 1;
   return absl::OkStatus();

@@ -18,8 +18,8 @@ std::optional<std::string> Owned(const void* data, size_t size) {
 }  // namespace
 
 DeadLetter DeadLetter::FromEvent(const outbox::OutboxEvent& event, const RecordOrigin& origin) {
-  DeadLetter dl{.origin = origin, .key = Owned(event.key), .value = Owned(event.value),
-                .headers = {}};
+  DeadLetter dl{
+      .origin = origin, .key = Owned(event.key), .value = Owned(event.value), .headers = {}};
   for (const auto& h : event.headers) dl.headers.emplace_back(std::string(h.name), Owned(h.value));
   return dl;
 }

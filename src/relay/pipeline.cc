@@ -4,9 +4,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <cstring>
-
 #include <algorithm>
+#include <cstring>
 #include <variant>
 
 #include "common/log.h"
@@ -25,16 +24,17 @@ constexpr auto kBlockedRetry = std::chrono::milliseconds(20);
 constexpr auto kProgressInterval = std::chrono::seconds(30);
 
 pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
-  pg::SetupOptions options{
-      .slot = pg.slot, .publication = pg.publication, .tables = {}, .create_missing = pg.create_slot};
+  pg::SetupOptions options{.slot = pg.slot,
+                           .publication = pg.publication,
+                           .tables = {},
+                           .create_missing = pg.create_slot};
   for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
   return options;
 }
 
 }  // namespace
 
-Pipeline::Pipeline(const config::Config& config, const Clock& clock, Metrics& metrics,
-                   int stop_fd)
+Pipeline::Pipeline(const config::Config& config, const Clock& clock, Metrics& metrics, int stop_fd)
     : config_(config),
       clock_(clock),
       metrics_(metrics),
@@ -55,7 +55,8 @@ absl::Status Pipeline::Connect() {
   if (!producer.ok()) return producer.status();
   producer_ = std::move(*producer);
   auto stream = pg::ReplicationStream::Start(
-      std::move(*conn), {.slot = config_.postgres.slot, .publication = config_.postgres.publication});
+      std::move(*conn),
+      {.slot = config_.postgres.slot, .publication = config_.postgres.publication});
   if (!stream.ok()) return stream.status();
   stream_.emplace(std::move(*stream));
   log::Info("streaming slot {} of database {} (system {}, timeline {}) to Kafka",
@@ -92,8 +93,8 @@ absl::Status Pipeline::PollOnce() {
       // Backpressure (invariant 4): while Kafka's queue is full the socket is not read, and
       // Postgres keeps the WAL.
       {.fd = stream_->socket(),
-       .events = static_cast<short>((reading ? POLLIN : 0) |
-                                    (stream_->HasPendingOutput() ? POLLOUT : 0)),
+       .events =
+           static_cast<short>((reading ? POLLIN : 0) | (stream_->HasPendingOutput() ? POLLOUT : 0)),
        .revents = 0},
   };
   auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_status_ - now);
@@ -161,7 +162,8 @@ absl::Status Pipeline::HandleCopyData(const pg::CopyBuffer& buffer) {
   const auto& xlog = std::get<pg::XLogData>(*copy);
   received_lsn_ = std::max(received_lsn_, xlog.wal_start);
   auto message = pgoutput::Decode(xlog.data);
-  if (!message.ok()) return Annotate(message.status(), Concat("at WAL ", xlog.wal_start.ToString()));
+  if (!message.ok())
+    return Annotate(message.status(), Concat("at WAL ", xlog.wal_start.ToString()));
   return HandleMessage(*message, xlog.wal_start);
 }
 
@@ -170,11 +172,13 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, Lsn wal_s
     return HandleInsert(*insert, wal_start);
   }
   if (const auto* begin = std::get_if<pgoutput::Begin>(&message)) {
-    if (tracker_.InTransaction()) return absl::DataLossError("pgoutput: Begin inside a transaction");
+    if (tracker_.InTransaction())
+      return absl::DataLossError("pgoutput: Begin inside a transaction");
     current_tx_ = tracker_.Begin();
     current_xid_ = begin->xid;
   } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
-    if (!tracker_.InTransaction()) return absl::DataLossError("pgoutput: Commit outside a transaction");
+    if (!tracker_.InTransaction())
+      return absl::DataLossError("pgoutput: Commit outside a transaction");
     tracker_.Commit(commit->end_lsn);
     ++metrics_.transactions;
   } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
@@ -189,7 +193,8 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, Lsn wal_s
 }
 
 absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, Lsn wal_start) {
-  if (!tracker_.InTransaction()) return absl::DataLossError("pgoutput: Insert outside a transaction");
+  if (!tracker_.InTransaction())
+    return absl::DataLossError("pgoutput: Insert outside a transaction");
   if (!mapper_.IsOutboxTable(insert.relation)) {
     ++metrics_.rows_ignored;
     return absl::OkStatus();
@@ -302,10 +307,11 @@ void Pipeline::LogProgress(std::chrono::steady_clock::time_point now) {
   if (published > 0 || tracker_.outstanding_records() > 0) {
     const double seconds =
         std::chrono::duration<double>(now - next_progress_ + kProgressInterval).count();
-    log::Info("progress: {} events published ({:.0f}/s), {} dead-lettered in total, {} awaiting "
-              "Kafka, confirmed {}, received {}",
-              published, published / seconds, metrics_.events_dead_lettered,
-              tracker_.outstanding_records(), confirmed_lsn_.ToString(), received_lsn_.ToString());
+    log::Info(
+        "progress: {} events published ({:.0f}/s), {} dead-lettered in total, {} awaiting "
+        "Kafka, confirmed {}, received {}",
+        published, published / seconds, metrics_.events_dead_lettered,
+        tracker_.outstanding_records(), confirmed_lsn_.ToString(), received_lsn_.ToString());
   }
   progress_published_ = metrics_.events_published;
   next_progress_ = now + kProgressInterval;
@@ -320,7 +326,8 @@ Lsn Pipeline::ConfirmableLsn() const {
 absl::Status Pipeline::SendStatus() {
   confirmed_lsn_ = ConfirmableLsn();  // Never lower than one already sent.
   metrics_.confirmed_lsn = confirmed_lsn_;
-  next_status_ = clock_.SteadyNow() + std::chrono::milliseconds(config_.postgres.status_interval_ms);
+  next_status_ =
+      clock_.SteadyNow() + std::chrono::milliseconds(config_.postgres.status_interval_ms);
   const Lsn written = std::max(received_lsn_, confirmed_lsn_);
   return stream_->SendStatus(
       pg::EncodeStandbyStatus(written, confirmed_lsn_, clock_.PostgresNowMicros(), false));

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "common/clock.h"
 #include "common/types.h"
@@ -18,7 +19,6 @@
 #include "outbox/mapper.h"
 #include "pg/replication_stream.h"
 #include "pgoutput/messages.h"
-#include "absl/container/flat_hash_map.h"
 #include "relay/ack_tracker.h"
 #include "relay/dead_letter.h"
 #include "relay/metrics.h"
@@ -72,7 +72,7 @@ class Pipeline final : private kafka::DeliveryHandler {
   outbox::OutboxEvent event_;  // Reused for every row.
 
   std::optional<pg::CopyBuffer> blocked_;  // Message waiting for room in Kafka's queue.
-  std::deque<DeadLetter> dead_letters_;  // Waiting for room in Kafka's queue.
+  std::deque<DeadLetter> dead_letters_;    // Waiting for room in Kafka's queue.
   // Records handed to Kafka and not yet reported on, by the sequence number in their opaque;
   // bounded by the producer's queue size.
   absl::flat_hash_map<uint64_t, RecordOrigin> in_flight_;
@@ -82,8 +82,8 @@ class Pipeline final : private kafka::DeliveryHandler {
 
   AckTracker::TxId current_tx_ = 0;
   Xid current_xid_;
-  Lsn received_lsn_;  // Newest WAL position received.
-  Lsn idle_lsn_;      // Newest keepalive WAL end seen while nothing was pending.
+  Lsn received_lsn_;   // Newest WAL position received.
+  Lsn idle_lsn_;       // Newest keepalive WAL end seen while nothing was pending.
   Lsn confirmed_lsn_;  // Newest flush position sent; never goes back.
   std::chrono::steady_clock::time_point next_status_;
   std::chrono::steady_clock::time_point next_progress_;

@@ -38,7 +38,8 @@ absl::Status RunRelay(const config::Config& config, const Clock& clock, Metrics&
     log::Warn("{}; restarting from the slot's confirmed position in {} ms", MessageOf(status),
               backoff.count());
     if (WaitOrStop(stop_fd, backoff)) return absl::OkStatus();
-    backoff = std::min(backoff * 2, std::chrono::duration_cast<std::chrono::milliseconds>(kMaxBackoff));
+    backoff =
+        std::min(backoff * 2, std::chrono::duration_cast<std::chrono::milliseconds>(kMaxBackoff));
   }
 }
 

@@ -43,15 +43,15 @@ TEST_F(KafkaConfigTest, UnknownPropertyNamesIt) {
 
 TEST_F(KafkaConfigTest, PinnedPropertyIsRefused) {
   config().kafka_properties = {{"acks", "1"}};
-  EXPECT_THAT(ExpectExit(kExitUsage), AllOf(HasSubstr("\"acks\" = \"1\" is not allowed"),
-                                            HasSubstr("remove it")));
+  EXPECT_THAT(ExpectExit(kExitUsage),
+              AllOf(HasSubstr("\"acks\" = \"1\" is not allowed"), HasSubstr("remove it")));
 }
 
 TEST_F(KafkaConfigTest, SslWithUnreadableCaFile) {
   config().kafka_properties = {{"security.protocol", "SSL"},
                                {"ssl.ca.location", "/nonexistent/outboxd-faults-ca.pem"}};
-  EXPECT_THAT(ExpectExit(kExitUsage),
-              AllOf(HasSubstr("ssl.ca.location"), HasSubstr("security.protocol, sasl.* and ssl.*")));
+  EXPECT_THAT(ExpectExit(kExitUsage), AllOf(HasSubstr("ssl.ca.location"),
+                                            HasSubstr("security.protocol, sasl.* and ssl.*")));
 }
 
 TEST_F(KafkaConfigTest, SslAgainstPlaintextListener) {

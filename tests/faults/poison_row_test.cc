@@ -97,10 +97,10 @@ class PoisonRowTest : public FaultsTest {
     IT_ASSERT_OK(InsertGood(4, expected));
 
     // The good rows, in order, and nothing else on their topic.
-    IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> good,
-                            it::ConsumeFromBeginning(env().kafka_bootstrap,
-                                                     {{Topic("Order")}, expected.size(),
-                                                      absl::Seconds(60)}));
+    IT_ASSERT_OK_AND_ASSIGN(
+        std::vector<it::KafkaRecord> good,
+        it::ConsumeFromBeginning(env().kafka_bootstrap,
+                                 {{Topic("Order")}, expected.size(), absl::Seconds(60)}));
     const it::DeliveryReport report = it::CheckDelivery(expected, good, {});
     EXPECT_EQ(report.missing, 0u) << report.Summary();
     EXPECT_EQ(report.unexpected, 0u) << report.Summary();
@@ -108,10 +108,10 @@ class PoisonRowTest : public FaultsTest {
     EXPECT_EQ(report.order_violations, 0u) << report.Summary();
 
     // One dead-letter record per poison row, fully annotated.
-    IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> dead,
-                            it::ConsumeFromBeginning(env().kafka_bootstrap,
-                                                     {{dlq_topic()}, poison.size(),
-                                                      absl::Seconds(60)}));
+    IT_ASSERT_OK_AND_ASSIGN(
+        std::vector<it::KafkaRecord> dead,
+        it::ConsumeFromBeginning(env().kafka_bootstrap,
+                                 {{dlq_topic()}, poison.size(), absl::Seconds(60)}));
     EXPECT_EQ(dead.size(), poison.size());
     for (const Inserted& p : poison) {
       const it::KafkaRecord* record = nullptr;
@@ -221,13 +221,13 @@ TEST_F(PoisonRowTest, PayloadLargerThanTheTopicAccepts) {
   // The broker refuses it (max.message.bytes of the topic), so the verdict arrives in a
   // delivery report rather than from produce().
   const std::string big_topic = Topic("Big");
-  IT_ASSERT_OK(CreateTopicWithConfigs(env().kafka_bootstrap, big_topic, 1,
-                                      {{"max.message.bytes", "2048"}}));
+  IT_ASSERT_OK(
+      CreateTopicWithConfigs(env().kafka_bootstrap, big_topic, 1, {{"max.message.bytes", "2048"}}));
   PoisonCase c;
   c.insert_poison = [&]() -> absl::StatusOr<std::vector<Inserted>> {
-    IT_ASSIGN_OR_RETURN(
-        Inserted row,
-        InsertOutbox("Big", "order-7", absl::StrCat(R"({"blob": ")", std::string(8000, 'x'), "\"}")));
+    IT_ASSIGN_OR_RETURN(Inserted row,
+                        InsertOutbox("Big", "order-7",
+                                     absl::StrCat(R"({"blob": ")", std::string(8000, 'x'), "\"}")));
     return std::vector<Inserted>{row};
   };
   c.reason = "MSG_SIZE_TOO_LARGE";

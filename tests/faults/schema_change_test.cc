@@ -42,11 +42,10 @@ TEST_F(SchemaChangeTest, AlterTableWhileWritersInsert) {
 
   std::vector<it::WriterResult> results(kWriters);
   {
-    it::WriterPool writers(env().pg_conninfo, kWriters,
-                           [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
-                             return it::RunLoadWriter(spec, w, pg, stop,
-                                                      results[static_cast<size_t>(w)]);
-                           });
+    it::WriterPool writers(
+        env().pg_conninfo, kWriters, [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
+          return it::RunLoadWriter(spec, w, pg, stop, results[static_cast<size_t>(w)]);
+        });
     const std::vector<std::string> changes = {
         absl::StrCat("ALTER TABLE ", qualified, " ADD COLUMN added_late text DEFAULT 'late'"),
         absl::StrCat("ALTER TABLE ", qualified, " RENAME COLUMN unused_a TO unused_renamed"),
@@ -68,9 +67,9 @@ TEST_F(SchemaChangeTest, AlterTableWhileWritersInsert) {
     expected.insert(expected.end(), r.committed.begin(), r.committed.end());
   }
   ASSERT_GT(expected.size(), 100u) << "the writers should have inserted throughout the ALTERs";
-  IT_ASSERT_OK_AND_ASSIGN(
-      std::vector<it::KafkaRecord> records,
-      it::ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)}));
+  IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> records,
+                          it::ConsumeFromBeginning(env().kafka_bootstrap,
+                                                   {topics, expected.size(), absl::Seconds(90)}));
   const it::DeliveryReport report = it::CheckDelivery(expected, records, {});
   EXPECT_EQ(report.missing, 0u) << report.Summary();
   EXPECT_EQ(report.duplicates, 0u) << report.Summary();

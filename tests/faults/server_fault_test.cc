@@ -85,8 +85,8 @@ TEST_F(ServerFaultTest, SlotInvalidatedIsLost) {
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient admin, it::PgClient::Connect(cluster->admin_conninfo()));
   IT_ASSERT_OK(admin.Exec("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'"));
   IT_ASSERT_OK(admin.Exec("SELECT pg_reload_conf()"));
-  IT_ASSERT_OK(admin.Exec(absl::StrCat(
-      "SELECT pg_create_logical_replication_slot(", it::QuoteLiteral(slot()), ", 'pgoutput')")));
+  IT_ASSERT_OK(admin.Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
+                                       it::QuoteLiteral(slot()), ", 'pgoutput')")));
   // WAL beyond the budget while the slot is inactive; a checkpoint then invalidates it.
   IT_ASSERT_OK(admin.Exec("CREATE TABLE wal_filler (n int, pad text)"));
   const absl::Status invalidated = it::WaitUntilOk(
@@ -136,17 +136,18 @@ TEST_F(ServerFaultTest, SlotMissingWithCreateSlotOff) {
 TEST_F(ServerFaultTest, TableMissing) {
   config().tables = {absl::StrCat("public.", UniqueName("nosuch"))};
   const std::string log = ExpectExit(ConfigText(), kExitServerSetup);
-  EXPECT_THAT(log, AllOf(HasSubstr(absl::StrCat("public.", UniqueName("nosuch"), " does not exist")),
-                         HasSubstr("[postgres] tables")));
+  EXPECT_THAT(log,
+              AllOf(HasSubstr(absl::StrCat("public.", UniqueName("nosuch"), " does not exist")),
+                    HasSubstr("[postgres] tables")));
 }
 
 TEST_F(ServerFaultTest, WrongPassword) {
   std::unique_ptr<DedicatedCluster> cluster = NewCluster();
   ASSERT_NE(cluster, nullptr);
-  IT_ASSERT_OK(cluster->ReplaceHba(
-      "local all all trust\n"
-      "host all postgres 127.0.0.1/32 trust\n"
-      "host all all 127.0.0.1/32 scram-sha-256\n"));
+  IT_ASSERT_OK(
+      cluster->ReplaceHba("local all all trust\n"
+                          "host all postgres 127.0.0.1/32 trust\n"
+                          "host all all 127.0.0.1/32 scram-sha-256\n"));
   config().pg_conninfo = absl::StrCat(cluster->conninfo(), " password=wrong");
   const std::string log = ExpectExit(ConfigText(), kExitPermission);
   EXPECT_THAT(log, HasSubstr("password authentication failed for user \"outboxd\""));

@@ -29,7 +29,8 @@ TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
   ASSERT_TRUE(it::WaitUntil(
       [&] { return it::CountLinesContaining(standby->log_path(), "is active for PID") > 0; },
       absl::Seconds(30)))
-      << "the standby never reported the slot in use:\n" << Tail(*standby);
+      << "the standby never reported the slot in use:\n"
+      << Tail(*standby);
   EXPECT_TRUE(standby->Running()) << Tail(*standby);
   EXPECT_GT(it::CountLinesContaining(standby->log_path(), "WARN"), 0) << Tail(*standby);
 
@@ -48,11 +49,10 @@ TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
 
   std::vector<it::WriterResult> results(kWriters);
   {
-    it::WriterPool writers(env().pg_conninfo, kWriters,
-                           [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
-                             return it::RunLoadWriter(spec, w, pg, stop,
-                                                      results[static_cast<size_t>(w)]);
-                           });
+    it::WriterPool writers(
+        env().pg_conninfo, kWriters, [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
+          return it::RunLoadWriter(spec, w, pg, stop, results[static_cast<size_t>(w)]);
+        });
     absl::SleepFor(absl::Seconds(2));
     primary->Kill();
     absl::SleepFor(absl::Seconds(2));
@@ -67,9 +67,9 @@ TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
     expected.insert(expected.end(), r.committed.begin(), r.committed.end());
   }
   ASSERT_GT(expected.size(), 50u);
-  IT_ASSERT_OK_AND_ASSIGN(
-      std::vector<it::KafkaRecord> records,
-      it::ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)}));
+  IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> records,
+                          it::ConsumeFromBeginning(env().kafka_bootstrap,
+                                                   {topics, expected.size(), absl::Seconds(90)}));
   const it::DeliveryReport report = it::CheckDelivery(expected, records, {});
   EXPECT_EQ(report.missing, 0u) << report.Summary();
   EXPECT_EQ(report.unexpected, 0u) << report.Summary();

@@ -14,7 +14,6 @@
 #include "absl/status/status.h"
 #include "config/config.h"
 
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   // Text that toml++ 3.3.0 would mishandle is refused by ParseConfig itself (toml_guard.h).

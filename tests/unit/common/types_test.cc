@@ -17,7 +17,8 @@ TEST(LsnTest, ParsesWhatItPrints) {
 }
 
 TEST(LsnTest, RejectsMalformedText) {
-  for (const char* bad : {"", "/", "16/", "/B3", "16B374D848", "1/2/3", "G/1", "1/ 2", "1/100000000"}) {
+  for (const char* bad :
+       {"", "/", "16/", "/B3", "16B374D848", "1/2/3", "G/1", "1/ 2", "1/100000000"}) {
     EXPECT_EQ(Lsn::Parse(bad), std::nullopt) << bad;
   }
 }

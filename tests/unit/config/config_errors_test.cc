@@ -212,9 +212,9 @@ TEST(ConfigErrorTest, EmptyBootstrapServers) {
 
 TEST(ConfigErrorTest, CharactersTomlPlusPlusMishandlesAreRefusedWithTheirLine) {
   // U+00E9 (é) lies in a range toml++ 3.3.0 reaches undefined behaviour on.
-  EXPECT_THAT(ErrorOf(WithPostgres("conninfo = \"x=1\"\n# caf\xC3\xA9\ntables = [\"outbox\"]\n")),
-              AllOf(HasSubstr("outboxd.toml:3: character U+00E9 is not supported"),
-                    HasSubstr("\\u00E9")));
+  EXPECT_THAT(
+      ErrorOf(WithPostgres("conninfo = \"x=1\"\n# caf\xC3\xA9\ntables = [\"outbox\"]\n")),
+      AllOf(HasSubstr("outboxd.toml:3: character U+00E9 is not supported"), HasSubstr("\\u00E9")));
   // Characters outside those ranges (U+00A0, U+20AC) pass through to toml++.
   EXPECT_THAT(ErrorOf(WithPostgres("conninfo = \"x=1\"\n# \xE2\x82\xAC\n")),
               HasSubstr("tables is missing"));

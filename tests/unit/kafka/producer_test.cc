@@ -94,9 +94,8 @@ TEST(ProducerCreateTest, DefaultsAloneBuildAProducer) {
 }
 
 TEST(ProducerCreateTest, PinnedPropertiesAreRefused) {
-  for (const auto& [name, value] : Properties{{"enable.idempotence", "false"},
-                                              {"acks", "1"},
-                                              {"acks", "0"}}) {
+  for (const auto& [name, value] :
+       Properties{{"enable.idempotence", "false"}, {"acks", "1"}, {"acks", "0"}}) {
     const absl::Status status = CreateWith({{name, value}});
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name << "=" << value;
     EXPECT_THAT(MessageOf(status), AllOf(HasSubstr("[kafka] \"" + name + "\" = \"" + value + "\""),
@@ -127,9 +126,9 @@ TEST(ProducerCreateTest, UnreadableCaFileFailsAtCreateNamingTheFix) {
   const absl::Status status = CreateWith(
       {{"security.protocol", "SSL"}, {"ssl.ca.location", "/nonexistent/outboxd-test-ca.pem"}});
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(MessageOf(status), AllOf(HasSubstr("cannot create the Kafka producer"),
-                                       HasSubstr("ssl.ca.location"),
-                                       HasSubstr("security.protocol, sasl.* and ssl.*")));
+  EXPECT_THAT(MessageOf(status),
+              AllOf(HasSubstr("cannot create the Kafka producer"), HasSubstr("ssl.ca.location"),
+                    HasSubstr("security.protocol, sasl.* and ssl.*")));
 }
 
 }  // namespace

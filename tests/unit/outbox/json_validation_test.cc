@@ -11,13 +11,13 @@ namespace outboxd::outbox {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::kBytea;
 using testing::kJson;
 using testing::kJsonb;
 using testing::kText;
 using testing::kUuid;
 using testing::kVarchar;
+using ::testing::StartsWith;
 
 testing::Columns WithPayloadType(uint32_t oid) {
   return {{"id", kUuid},
@@ -29,9 +29,9 @@ testing::Columns WithPayloadType(uint32_t oid) {
 
 TEST(JsonValidatorTest, AcceptsDocumentsOfEveryShape) {
   JsonValidator validator;
-  for (const char* text : {"{}", "[]", R"({"a": [1, 2.5e3, true, null, "x\u00e9"]})", "42",
-                           "\"s\"", "null", " \n {\"nested\": {\"deep\": [[[]]]}} \t",
-                           "{\"utf8\": \"h\xc3\xa9llo\"}"}) {
+  for (const char* text :
+       {"{}", "[]", R"({"a": [1, 2.5e3, true, null, "x\u00e9"]})", "42", "\"s\"", "null",
+        " \n {\"nested\": {\"deep\": [[[]]]}} \t", "{\"utf8\": \"h\xc3\xa9llo\"}"}) {
     EXPECT_EQ(validator.Check(text), std::nullopt) << text;
   }
 }
@@ -127,8 +127,8 @@ TEST_F(JsonValidationMapperTest, NewRelationMessageSwitchesTheCheck) {
   cfg_.validate_json = true;
   Start(WithPayloadType(kText));
   EXPECT_FALSE(mapper_->Map(Row("1", "Order", "o-1", "{"), event_).ok());
-  mapper_->OnRelation(testing::MakeRelation(testing::kOutboxId, "public", "outbox",
-                                            WithPayloadType(kJsonb)));
+  mapper_->OnRelation(
+      testing::MakeRelation(testing::kOutboxId, "public", "outbox", WithPayloadType(kJsonb)));
   EXPECT_TRUE(mapper_->Map(Row("2", "Order", "o-1", "{\"a\": 1}"), event_).ok());
 }
 

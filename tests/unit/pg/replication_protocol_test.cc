@@ -1,8 +1,7 @@
 #include "pg/replication_protocol.h"
 
-#include "pg/connection.h"
-
 #include "gtest/gtest.h"
+#include "pg/connection.h"
 #include "support/pgoutput_encoder.h"
 
 namespace outboxd::pg {
@@ -35,8 +34,7 @@ TEST(ReplicationProtocolTest, ParsesKeepalive) {
 TEST(ReplicationProtocolTest, RejectsTruncatedAndUnknownMessages) {
   const std::string keepalive = WireWriter().Byte('k').Int64(1).Int64(2).Byte(0).Take();
   for (size_t n = 0; n < keepalive.size(); ++n) {
-    EXPECT_EQ(ParseCopyMessage(keepalive.substr(0, n)).status().code(),
-              absl::StatusCode::kDataLoss)
+    EXPECT_EQ(ParseCopyMessage(keepalive.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
         << n;
   }
   EXPECT_EQ(ParseCopyMessage(keepalive + "x").status().code(), absl::StatusCode::kDataLoss);
@@ -66,8 +64,8 @@ TEST(ConnectionErrorTest, ClassifiesConnectFailures) {
   EXPECT_TRUE(absl::IsUnavailable(ClassifyConnectError("Connection refused")));
   EXPECT_TRUE(absl::IsPermissionDenied(
       ClassifyConnectError("FATAL:  password authentication failed for user \"x\"")));
-  EXPECT_TRUE(absl::IsPermissionDenied(ClassifyConnectError(
-      "FATAL:  must be superuser or replication role to start walsender")));
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      ClassifyConnectError("FATAL:  must be superuser or replication role to start walsender")));
   EXPECT_TRUE(absl::IsInvalidArgument(ClassifyConnectError("database \"nope\" does not exist")));
 }
 
