@@ -72,13 +72,13 @@ void ResourcesTest::BigTransaction(const std::string& scenario, int64_t rows, in
       it::QuoteIdent(table()), kKeys, pad, rows - 1)));
   const absl::Duration insert = absl::Now() - insert_start;
 
-  absl::StatusOr<absl::Duration> drained = WaitConfirmedWalEnd(kDrainTimeout);
+  absl::StatusOr<absl::Duration> drained = WaitAllConfirmed(kDrainTimeout);
   EXPECT_TRUE(drained.ok()) << drained.status();
   const double peak_mb = PeakRssMb();
 
   std::vector<uint8_t> seen(static_cast<size_t>(rows), 0);
   absl::flat_hash_map<std::string, int64_t> last_seq;  // per key
-  int64_t duplicates = 0, reorders = 0, unexpected = 0, short_values = 0;
+  int64_t duplicates = 0, reorders = 0, unexpected = 0, short_values = 0, bytes = 0;
   const absl::Time read_start = absl::Now();
   IT_ASSERT_OK_AND_ASSIGN(
       const int64_t received,
@@ -90,6 +90,7 @@ void ResourcesTest::BigTransaction(const std::string& scenario, int64_t rows, in
                        ++unexpected;
                        return;
                      }
+                     bytes += static_cast<int64_t>(r.value->size());
                      if (r.value->size() < static_cast<size_t>(pad_bytes)) ++short_values;
                      if (seen[static_cast<size_t>(seq)]++ != 0) {
                        ++duplicates;
@@ -119,8 +120,9 @@ void ResourcesTest::BigTransaction(const std::string& scenario, int64_t rows, in
   row.unexpected = unexpected + short_values;
   row.seconds = absl::ToDoubleSeconds(absl::Now() - started);
   row.peak_rss_mb = peak_mb;
-  row.note = fmt::format("payload {:.0f} MB; insert {}, confirmed {} after it, read-back {}",
-                         static_cast<double>(rows) * (pad_bytes + 16) / 1e6, Seconds(insert),
+  row.note = fmt::format("{:.1f} MB of values read back; insert {}, confirmed {} after it, "
+                         "read-back {}",
+                         static_cast<double>(bytes) / 1e6, Seconds(insert),
                          drained.ok() ? Seconds(*drained) : "never", Seconds(read));
   AppendSummaryRow(row);
   std::cout << RenderSummary({row});

@@ -98,6 +98,7 @@ void ChaosTest::SetUp() {
     IT_ASSERT_OK(it::CreateTopic(env_.kafka_bootstrap, topics_.back(), kPartitions));
   }
   IT_ASSERT_OK(it::CreateTopic(env_.kafka_bootstrap, dead_letter_topic_, 1));
+  IT_ASSERT_OK(AddTopic("Sentinel", 1).status());
 
   config_.pg_conninfo = env_.pg_conninfo;
   config_.slot = slot_;
@@ -171,7 +172,12 @@ ChaosLoadSpec ChaosTest::LoadSpec(uint64_t seed) const {
 }
 
 void ChaosTest::RetireSampler() {
-  if (sampler_ != nullptr) retired_peak_kb_ = std::max(retired_peak_kb_, sampler_->PeakHwmKb());
+  if (sampler_ == nullptr) return;
+  const int64_t kb = sampler_->PeakHwmKb();
+  if (kb > retired_peak_kb_) {
+    retired_peak_kb_ = kb;
+    peak_launch_ = launches();
+  }
   sampler_.reset();
 }
 
@@ -186,7 +192,7 @@ absl::StatusOr<it::OutboxdProcess*> ChaosTest::Launch() {
   IT_ASSIGN_OR_RETURN(std::unique_ptr<it::OutboxdProcess> process,
                       it::OutboxdProcess::Start(env_.outboxd_binary, config_path, log_path));
   processes_.push_back(std::move(process));
-  sampler_ = std::make_unique<MemorySampler>(processes_.back()->pid());
+  sampler_ = std::make_unique<MemorySampler>(processes_.back()->pid(), env_.outboxd_binary);
   return processes_.back().get();
 }
 
@@ -223,10 +229,17 @@ absl::StatusOr<std::string> ChaosTest::AddTopic(const std::string& aggregatetype
   return topic;
 }
 
-absl::StatusOr<absl::Duration> ChaosTest::WaitConfirmedWalEnd(absl::Duration timeout) {
+absl::StatusOr<absl::Duration> ChaosTest::WaitAllConfirmed(absl::Duration timeout) {
   const absl::Time start = absl::Now();
   IT_ASSIGN_OR_RETURN(it::PgClient * admin, Admin());
   IT_ASSIGN_OR_RETURN(const int64_t wal_end, it::CurrentWalPosition(*admin));
+  {
+    IT_ASSIGN_OR_RETURN(it::PgClient pg, ConnectWithRetry(env_.pg_conninfo, absl::Minutes(1)));
+    IT_RETURN_IF_ERROR(it::InsertOutboxRows(pg, table_, topic_prefix_,
+                                            {it::OutboxRow{"Sentinel", "sentinel", "Sentinel",
+                                                           R"({"sentinel": true})"}})
+                           .status());
+  }
   int64_t confirmed = 0;
   const bool caught_up = it::WaitUntil(
       [&] {
@@ -240,7 +253,8 @@ absl::StatusOr<absl::Duration> ChaosTest::WaitConfirmedWalEnd(absl::Duration tim
       timeout, absl::Milliseconds(200));
   if (!caught_up) {
     return absl::DeadlineExceededError(fmt::format(
-        "after {} the slot's confirmed_flush_lsn {} is still below the WAL end {}",
+        "after {} the slot's confirmed_flush_lsn {} is still below {}, the WAL position "
+        "before a sentinel row committed",
         Seconds(timeout), it::FormatLsn(confirmed), it::FormatLsn(wal_end)));
   }
   return absl::Now() - start;
@@ -248,7 +262,10 @@ absl::StatusOr<absl::Duration> ChaosTest::WaitConfirmedWalEnd(absl::Duration tim
 
 double ChaosTest::PeakRssMb() {
   int64_t kb = retired_peak_kb_;
-  if (sampler_ != nullptr) kb = std::max(kb, sampler_->PeakHwmKb());
+  if (sampler_ != nullptr && sampler_->PeakHwmKb() > kb) {
+    kb = sampler_->PeakHwmKb();
+    peak_launch_ = launches();
+  }
   return static_cast<double>(kb) / 1024.0;
 }
 
@@ -264,7 +281,7 @@ void ChaosTest::VerifyAndRecord(const std::string& scenario, int64_t faults, Cha
 
   // Everything committed is in Kafka once the slot confirmed the WAL end (invariant 1); a
   // slot stuck below it is reported, and the read-back below then names what is missing.
-  absl::StatusOr<absl::Duration> drained = WaitConfirmedWalEnd(kDrainTimeout);
+  absl::StatusOr<absl::Duration> drained = WaitAllConfirmed(kDrainTimeout);
   EXPECT_TRUE(drained.ok()) << drained.status();
   const absl::Duration drain = drained.ok() ? *drained : kDrainTimeout;
 
@@ -303,10 +320,11 @@ void ChaosTest::VerifyAndRecord(const std::string& scenario, int64_t faults, Cha
   row.peak_rss_mb = peak_mb;
   row.note = fmt::format(
       "{}{}tx={} rolled_back={} lost_pg_connections={} unanswered_commits(committed/not)={}/{}; "
-      "outboxd launches={} unexpected_exits={}; drain after faults {}",
+      "outboxd launches={} unexpected_exits={}; peak RSS in outboxd-{}.log's process; "
+      "drain after faults {}",
       note, note.empty() ? "" : "; ", stats.transactions, stats.rollbacks,
       stats.lost_connections, stats.commits_resolved, stats.aborts_resolved, launches(),
-      unexpected_exits_, Seconds(drain));
+      unexpected_exits_, peak_launch(), Seconds(drain));
   AppendSummaryRow(row);
   std::cout << RenderSummary({row}) << "[" << scenario << "] " << report.Summary() << "\n";
 

@@ -78,14 +78,19 @@ class ChaosTest : public ::testing::Test {
 
   // Peak VmHWM in MB over every outboxd this test launched (sampled until each ended).
   double PeakRssMb();
+  // Which launch (1-based, as in its log's name outboxd-N.log) had that peak.
+  int peak_launch() const { return peak_launch_; }
 
-  // Waits until the slot's confirmed_flush_lsn reaches the WAL end as of now: outboxd then
-  // has every commit acknowledged by Kafka (invariant 1). Returns how long that took;
-  // DeadlineExceeded naming both positions after `timeout`.
-  absl::StatusOr<absl::Duration> WaitConfirmedWalEnd(absl::Duration timeout);
+  // Waits until outboxd confirmed every transaction committed so far: their records are then
+  // all acknowledged by Kafka (invariant 1). Takes the WAL position P now, commits one more
+  // outbox row (aggregate type "Sentinel", its own topic) and waits until the slot's
+  // confirmed_flush_lsn reaches P, which the sentinel's commit guarantees without relying on
+  // keepalive-driven (idle) confirmation. Returns how long that took; DeadlineExceeded naming
+  // both positions after `timeout`.
+  absl::StatusOr<absl::Duration> WaitAllConfirmed(absl::Duration timeout);
 
-  // Ends a scenario: stops the load, waits until outboxd confirmed every commit (the slot's
-  // confirmed_flush_lsn reaches the WAL end), reads every topic back, checks it, stops outboxd
+  // Ends a scenario: stops the load, waits until outboxd confirmed every commit
+  // (WaitAllConfirmed), reads every topic back, checks it, stops outboxd
   // with SIGTERM (exit 0 expected), appends the summary row and asserts: nothing missing, no
   // per-aggregate reorder, nothing rolled back or unknown or dead-lettered. Duplicates are
   // reported only.
@@ -108,6 +113,7 @@ class ChaosTest : public ::testing::Test {
   std::vector<std::unique_ptr<it::OutboxdProcess>> processes_;
   std::unique_ptr<MemorySampler> sampler_;  // of current()
   int64_t retired_peak_kb_ = 0;             // of the processes before it
+  int peak_launch_ = 0;
   int unexpected_exits_ = 0;
 };
 
