@@ -154,9 +154,12 @@ absl::Status Pipeline::HandleCopyData(const pg::CopyBuffer& buffer) {
   if (!copy.ok()) return copy.status();
   if (const auto* keepalive = std::get_if<pg::Keepalive>(&*copy)) {
     received_lsn_ = std::max(received_lsn_, keepalive->wal_end);
-    // Everything before wal_end has been received and handled; if nothing waits for Kafka,
-    // the slot may move there even though no outbox row changed (invariant 5).
-    if (tracker_.Idle()) idle_lsn_ = std::max(idle_lsn_, keepalive->wal_end);
+    // The walsender has sent everything before wal_end, and this keepalive came after it. So
+    // once no transaction is open and nothing awaits Kafka, everything before wal_end is safe
+    // even if no outbox row changed: the slot moves on (invariant 5). That may be long after
+    // this keepalive (a broker outage), and the server sends no new one while we report having
+    // received everything, so remember it rather than require idleness now.
+    keepalive_lsn_ = std::max(keepalive_lsn_, keepalive->wal_end);
     return keepalive->reply_requested ? SendStatus() : absl::OkStatus();
   }
   const auto& xlog = std::get<pg::XLogData>(*copy);
@@ -319,7 +322,7 @@ void Pipeline::LogProgress(std::chrono::steady_clock::time_point now) {
 
 Lsn Pipeline::ConfirmableLsn() const {
   Lsn lsn = std::max(confirmed_lsn_, tracker_.safe_lsn());
-  if (tracker_.Idle()) lsn = std::max(lsn, idle_lsn_);
+  if (tracker_.Idle()) lsn = std::max(lsn, keepalive_lsn_);
   return lsn;
 }
 

@@ -83,7 +83,7 @@ class Pipeline final : private kafka::DeliveryHandler {
   AckTracker::TxId current_tx_ = 0;
   Xid current_xid_;
   Lsn received_lsn_;   // Newest WAL position received.
-  Lsn idle_lsn_;       // Newest keepalive WAL end seen while nothing was pending.
+  Lsn keepalive_lsn_;  // Newest keepalive WAL end: safe whenever the tracker is idle.
   Lsn confirmed_lsn_;  // Newest flush position sent; never goes back.
   std::chrono::steady_clock::time_point next_status_;
   std::chrono::steady_clock::time_point next_progress_;
