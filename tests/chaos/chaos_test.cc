@@ -277,7 +277,7 @@ TEST_F(ChaosTest, StartedWhilePostgresIsDown) {
 TEST_F(ChaosTest, AllFaultsMixed) {
   constexpr int kMessageTimeoutMs = 8000;
   config().kafka_properties["message.timeout.ms"] = std::to_string(kMessageTimeoutMs);
-  const int faults = LongMode() ? 200 : 30;
+  const int faults = LongMode() ? 120 : 30;
   const uint64_t seed = Seed(808);
   std::mt19937_64 rng(seed);
   const absl::Time started = absl::Now();
