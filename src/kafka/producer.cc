@@ -45,9 +45,14 @@ constexpr std::string_view kSecurityFix =
     "check security.protocol, sasl.* and ssl.* in [kafka] against the broker's listener";
 
 // Properties whose change would break per-aggregate order or at-least-once delivery.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kPinnedProperties = {{
+// No local message timeout: a record that times out in the queue while a newer record of its
+// partition is still delivered puts the newer one first, and the replay cannot undo that (the
+// chaos suite showed it). A broker outage is handled by backpressure instead.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kPinnedProperties = {{
     {"enable.idempotence", "true"},
     {"acks", "all"},
+    {"message.timeout.ms", "0"},
+    {"delivery.timeout.ms", "0"},  // librdkafka's alias of message.timeout.ms.
 }};
 
 void SetNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -92,6 +97,7 @@ std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
   return {
       {"client.id", "outboxd"},
       {"enable.idempotence", "true"},     // acks=all, ordered retries (invariant 3).
+      {"message.timeout.ms", "0"},        // Never drop a record locally (kPinnedProperties).
       {"partitioner", "murmur2_random"},  // Same partition per key as the Java client.
       {"linger.ms", "2"},                 // Latency target: p99 commit→ack ≤ 10 ms.
       // Bounded memory instead of librdkafka's 1 GiB: each queued message also costs a few

@@ -95,7 +95,11 @@ TEST(ProducerCreateTest, DefaultsAloneBuildAProducer) {
 
 TEST(ProducerCreateTest, PinnedPropertiesAreRefused) {
   for (const auto& [name, value] :
-       Properties{{"enable.idempotence", "false"}, {"acks", "1"}, {"acks", "0"}}) {
+       Properties{{"enable.idempotence", "false"},
+                  {"acks", "1"},
+                  {"acks", "0"},
+                  {"message.timeout.ms", "5000"},
+                  {"delivery.timeout.ms", "300000"}}) {
     const absl::Status status = CreateWith({{name, value}});
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name << "=" << value;
     EXPECT_THAT(MessageOf(status), AllOf(HasSubstr("[kafka] \"" + name + "\" = \"" + value + "\""),
@@ -107,6 +111,7 @@ TEST(ProducerCreateTest, PinnedValuesThemselvesAreAccepted) {
   EXPECT_TRUE(CreateWith({{"acks", "all"}}).ok());
   EXPECT_TRUE(CreateWith({{"acks", "-1"}}).ok());
   EXPECT_TRUE(CreateWith({{"enable.idempotence", "true"}}).ok());
+  EXPECT_TRUE(CreateWith({{"message.timeout.ms", "0"}}).ok());
 }
 
 TEST(ProducerCreateTest, UnknownPropertyIsInvalidArgumentNamingIt) {
