@@ -64,10 +64,10 @@ absl::StatusOr<std::optional<std::string>> ActiveWalsender(it::PgClient& admin,
       "SELECT active_pid::text FROM pg_replication_slots WHERE slot_name = $1", {slot});
 }
 
-#define CHAOS_ASSERT_FAULT(expr)                                              \
-  do {                                                                        \
-    const absl::StatusOr<absl::Duration> fault_ = (expr);                     \
-    ASSERT_TRUE(fault_.ok()) << #expr << ": " << fault_.status()              \
+#define CHAOS_ASSERT_FAULT(expr)                                                   \
+  do {                                                                             \
+    const absl::StatusOr<absl::Duration> fault_ = (expr);                          \
+    ASSERT_TRUE(fault_.ok()) << #expr << ": " << fault_.status()                   \
                              << " (service script log: " << services_log() << ")"; \
   } while (false)
 
@@ -123,10 +123,10 @@ TEST_F(ChaosTest, LongBrokerOutages) {
   // replay (this scenario found it, at 186-1,406 reorders a run). Outages far longer than the
   // old 5 s test timeout must now cost nothing: no record times out, no restart, no reorder.
   // The broker comes back alternately after a clean stop and after a kill.
-  const std::vector<int> outages_ms = LongMode()
-                                          ? std::vector<int>{6000, 7000, 8000, 9000, 10000, 11000,
-                                                             12000, 13000, 15000, 20000}
-                                          : std::vector<int>{6000, 8500, 11000, 13500};
+  const std::vector<int> outages_ms =
+      LongMode()
+          ? std::vector<int>{6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 15000, 20000}
+          : std::vector<int>{6000, 8500, 11000, 13500};
   const absl::Time started = absl::Now();
   IT_ASSERT_OK(Launch().status());
   IT_ASSERT_OK(WaitStreaming());
@@ -147,8 +147,8 @@ TEST_F(ChaosTest, LongBrokerOutages) {
   const std::string log = current()->log_path();
   const int timeouts = it::CountLinesContaining(log, "Message timed out");
   EXPECT_EQ(timeouts, 0) << "a record timed out although outboxd sets message.timeout.ms = 0";
-  VerifyAndRecord("kafka outages, no local timeout", static_cast<int64_t>(outages_ms.size()),
-                  load, started,
+  VerifyAndRecord("kafka outages, no local timeout", static_cast<int64_t>(outages_ms.size()), load,
+                  started,
                   fmt::format("outages up to {}; {} delivery time-outs logged, {} pipeline "
                               "restarts",
                               Seconds(longest), timeouts, RetryDelaysMs(log).size()));
@@ -266,10 +266,10 @@ TEST_F(ChaosTest, StartedWhilePostgresIsDown) {
   absl::SleepFor(absl::Seconds(5));
   std::string backoff;
   for (const int64_t d : delays) backoff += fmt::format("{}{}", backoff.empty() ? "" : ",", d);
-  VerifyAndRecord("start with postgres down", 1, load, started,
-                  fmt::format("{} s unreachable: {} '{}' lines, retry delays ms [{}]",
-                              absl::ToInt64Seconds(kDown), unreachable, kPostgresUnreachableLine,
-                              backoff));
+  VerifyAndRecord(
+      "start with postgres down", 1, load, started,
+      fmt::format("{} s unreachable: {} '{}' lines, retry delays ms [{}]",
+                  absl::ToInt64Seconds(kDown), unreachable, kPostgresUnreachableLine, backoff));
 }
 
 TEST_F(ChaosTest, AllFaultsMixed) {
@@ -283,9 +283,8 @@ TEST_F(ChaosTest, AllFaultsMixed) {
   ChaosLoad load(LoadSpec(seed));
 
   enum Kind { kKill9, kBrokerKill, kBrokerLongOutage, kPgRestart, kWalsender };
-  const std::vector<Kind> bag = {kKill9,      kKill9,      kKill9,     kKill9,      kBrokerKill,
-                                 kPgRestart,  kPgRestart,  kWalsender, kWalsender,
-                                 kBrokerLongOutage};
+  const std::vector<Kind> bag = {kKill9,     kKill9,     kKill9,     kKill9,     kBrokerKill,
+                                 kPgRestart, kPgRestart, kWalsender, kWalsender, kBrokerLongOutage};
   std::map<std::string, int> done;
   for (int i = 0; i < faults; ++i) {
     absl::SleepFor(Between(rng, 300, 2500));
@@ -337,8 +336,7 @@ TEST_F(ChaosTest, AllFaultsMixed) {
     total += count;
     mix += fmt::format("{}{} {}", mix.empty() ? "" : ", ", count, name);
   }
-  VerifyAndRecord("all faults mixed", total, load, started,
-                  fmt::format("{}; seed={}", mix, seed));
+  VerifyAndRecord("all faults mixed", total, load, started, fmt::format("{}; seed={}", mix, seed));
 }
 
 }  // namespace

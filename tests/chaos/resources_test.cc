@@ -65,11 +65,11 @@ void ResourcesTest::BigTransaction(const std::string& scenario, int64_t rows, in
       pad_bytes > 0 ? fmt::format(", 'pad', repeat(md5(g::text), {})", pad_bytes / 32) : "";
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient * admin, Admin());
   const absl::Time insert_start = absl::Now();
-  IT_ASSERT_OK(admin->Exec(fmt::format(
-      "INSERT INTO public.{} (aggregatetype, aggregateid, type, payload) "
-      "SELECT 'Big', 'big-' || (g % {}), 'Created', jsonb_build_object('seq', g{}) "
-      "FROM generate_series(0, {}) AS g",
-      it::QuoteIdent(table()), kKeys, pad, rows - 1)));
+  IT_ASSERT_OK(admin->Exec(
+      fmt::format("INSERT INTO public.{} (aggregatetype, aggregateid, type, payload) "
+                  "SELECT 'Big', 'big-' || (g % {}), 'Created', jsonb_build_object('seq', g{}) "
+                  "FROM generate_series(0, {}) AS g",
+                  it::QuoteIdent(table()), kKeys, pad, rows - 1)));
   const absl::Duration insert = absl::Now() - insert_start;
 
   absl::StatusOr<absl::Duration> drained = WaitAllConfirmed(kDrainTimeout);
@@ -120,10 +120,11 @@ void ResourcesTest::BigTransaction(const std::string& scenario, int64_t rows, in
   row.unexpected = unexpected + short_values;
   row.seconds = absl::ToDoubleSeconds(absl::Now() - started);
   row.peak_rss_mb = peak_mb;
-  row.note = fmt::format("{:.1f} MB of values read back; insert {}, confirmed {} after it, "
-                         "read-back {}",
-                         static_cast<double>(bytes) / 1e6, Seconds(insert),
-                         drained.ok() ? Seconds(*drained) : "never", Seconds(read));
+  row.note = fmt::format(
+      "{:.1f} MB of values read back; insert {}, confirmed {} after it, "
+      "read-back {}",
+      static_cast<double>(bytes) / 1e6, Seconds(insert), drained.ok() ? Seconds(*drained) : "never",
+      Seconds(read));
   AppendSummaryRow(row);
   std::cout << RenderSummary({row});
 

@@ -87,7 +87,7 @@ void ChaosTest::SetUp() {
   ASSERT_FALSE(ec) << "cannot create " << log_dir_ << ": " << ec.message();
   services_ = std::make_unique<Services>(env_, services_log());
 
-  IT_ASSERT_OK_AND_ASSIGN(it::PgClient* admin, Admin());
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient * admin, Admin());
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient pg, it::PgClient::Connect(env_.pg_conninfo));
   IT_ASSERT_OK(it::CreateOutboxTable(pg, table_));
   (void)admin;
@@ -111,9 +111,8 @@ void ChaosTest::SetUp() {
 
 void ChaosTest::TearDown() {
   if (HasFailure()) {
-    const size_t first = processes_.size() > kFailureTailProcesses
-                             ? processes_.size() - kFailureTailProcesses
-                             : 0;
+    const size_t first =
+        processes_.size() > kFailureTailProcesses ? processes_.size() - kFailureTailProcesses : 0;
     for (size_t i = first; i < processes_.size(); ++i) {
       const std::string& path = processes_[i]->log_path();
       std::cerr << "---- last " << kFailureTailLines << " lines of " << path << " ----\n"
@@ -131,10 +130,10 @@ void ChaosTest::TearDown() {
     absl::StatusOr<it::PgClient*> admin = Admin();
     if (admin.ok()) {
       IT_EXPECT_OK(it::DropSlotIfExists(**admin, slot_, absl::Seconds(30)));
-      IT_EXPECT_OK((*admin)->Exec(fmt::format("DROP PUBLICATION IF EXISTS {}",
-                                              it::QuoteIdent(publication_))));
       IT_EXPECT_OK((*admin)->Exec(
-          fmt::format("DROP TABLE IF EXISTS public.{}", it::QuoteIdent(table_))));
+          fmt::format("DROP PUBLICATION IF EXISTS {}", it::QuoteIdent(publication_))));
+      IT_EXPECT_OK(
+          (*admin)->Exec(fmt::format("DROP TABLE IF EXISTS public.{}", it::QuoteIdent(table_))));
     } else {
       ADD_FAILURE() << "cannot clean up (slot " << slot_ << " may pin WAL): " << admin.status();
     }
@@ -221,8 +220,7 @@ bool ChaosTest::ExpectAlive(const std::string& when) {
   return false;
 }
 
-absl::StatusOr<std::string> ChaosTest::AddTopic(const std::string& aggregatetype,
-                                                int partitions) {
+absl::StatusOr<std::string> ChaosTest::AddTopic(const std::string& aggregatetype, int partitions) {
   const std::string topic = fmt::format("{}.{}", topic_prefix_, aggregatetype);
   IT_RETURN_IF_ERROR(it::CreateTopic(env_.kafka_bootstrap, topic, partitions));
   extra_topics_.push_back(topic);
@@ -322,9 +320,9 @@ void ChaosTest::VerifyAndRecord(const std::string& scenario, int64_t faults, Cha
       "{}{}tx={} rolled_back={} lost_pg_connections={} unanswered_commits(committed/not)={}/{}; "
       "outboxd launches={} unexpected_exits={}; peak RSS in outboxd-{}.log's process; "
       "drain after faults {}",
-      note, note.empty() ? "" : "; ", stats.transactions, stats.rollbacks,
-      stats.lost_connections, stats.commits_resolved, stats.aborts_resolved, launches(),
-      unexpected_exits_, peak_launch(), Seconds(drain));
+      note, note.empty() ? "" : "; ", stats.transactions, stats.rollbacks, stats.lost_connections,
+      stats.commits_resolved, stats.aborts_resolved, launches(), unexpected_exits_, peak_launch(),
+      Seconds(drain));
   AppendSummaryRow(row);
   std::cout << RenderSummary({row}) << "[" << scenario << "] " << report.Summary() << "\n";
 

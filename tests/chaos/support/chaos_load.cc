@@ -155,10 +155,10 @@ void ChaosLoad::Run(int index, Writer& writer) {
           continue;
         }
         pg.emplace(std::move(*client));
-        absl::StatusOr<int64_t> n = pg->QueryInt(
-            fmt::format("SELECT count(*) FROM public.{} WHERE id = ANY($1::uuid[])",
-                        it::QuoteIdent(spec_.table)),
-            {UuidArray(*events)});
+        absl::StatusOr<int64_t> n =
+            pg->QueryInt(fmt::format("SELECT count(*) FROM public.{} WHERE id = ANY($1::uuid[])",
+                                     it::QuoteIdent(spec_.table)),
+                         {UuidArray(*events)});
         if (n.ok()) {
           found = *n;
         } else {
@@ -171,9 +171,9 @@ void ChaosLoad::Run(int index, Writer& writer) {
         return;
       }
       if (*found != 0 && *found != static_cast<int64_t>(events->size())) {
-        writer.status = absl::InternalError(fmt::format(
-            "after a lost COMMIT, {} of the transaction's {} rows are in the table", *found,
-            events->size()));
+        writer.status = absl::InternalError(
+            fmt::format("after a lost COMMIT, {} of the transaction's {} rows are in the table",
+                        *found, events->size()));
         return;
       }
       did_commit = *found != 0;

@@ -30,8 +30,8 @@ struct ChaosLoadSpec {
   int writers = 4;
   int aggregates = 60;
   int max_rows_per_tx = 50;
-  int rollback_one_in = 10;          // 0: never
-  int64_t rows_per_writer = -1;      // committed rows per writer; -1: until stopped
+  int rollback_one_in = 10;      // 0: never
+  int64_t rows_per_writer = -1;  // committed rows per writer; -1: until stopped
   absl::Duration pause_between_tx = absl::Milliseconds(20);
   uint64_t seed = 1;
 };

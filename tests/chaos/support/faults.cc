@@ -98,8 +98,7 @@ absl::StatusOr<int64_t> TerminateWalsender(it::PgClient& admin, const std::strin
       {slot});
 }
 
-absl::StatusOr<it::PgClient> ConnectWithRetry(const std::string& conninfo,
-                                              absl::Duration timeout) {
+absl::StatusOr<it::PgClient> ConnectWithRetry(const std::string& conninfo, absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
   while (true) {
     absl::StatusOr<it::PgClient> client = it::PgClient::Connect(conninfo);

@@ -64,8 +64,7 @@ std::optional<ProcMemory> ReadProcMemory(pid_t pid) {
   return memory;
 }
 
-MemorySampler::MemorySampler(pid_t pid, const std::string& executable, int period_ms)
-    : pid_(pid) {
+MemorySampler::MemorySampler(pid_t pid, const std::string& executable, int period_ms) : pid_(pid) {
   std::error_code ec;
   executable_ = std::filesystem::canonical(executable, ec).string();
   if (ec) executable_ = executable;

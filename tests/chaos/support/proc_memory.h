@@ -42,8 +42,8 @@ class MemorySampler {
   void Sample();
 
   pid_t pid_;
-  std::string executable_;     // canonical path
-  int64_t start_time_ = -1;    // field 22 of /proc/<pid>/stat, once the exec is seen
+  std::string executable_;   // canonical path
+  int64_t start_time_ = -1;  // field 22 of /proc/<pid>/stat, once the exec is seen
   std::atomic<bool> gone_{false};
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> peak_hwm_kb_{0};

@@ -102,7 +102,8 @@ absl::StatusOr<int64_t> StreamTopics(const std::string& bootstrap,
         r.topic = tp.first;
         r.partition = m->partition;
         r.offset = m->offset;
-        if (m->key != nullptr) r.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
+        if (m->key != nullptr)
+          r.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
         if (m->payload != nullptr) {
           r.value = std::string_view(static_cast<const char*>(m->payload), m->len);
         }

@@ -37,8 +37,7 @@ void AppendSummaryRow(const SummaryRow& row) {
   std::ofstream out(SummaryPath(), std::ios::app);
   out << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.1f}\t{:.1f}\t{}\n", OneLine(row.scenario),
                      row.faults, row.events, row.received, row.missing, row.duplicates,
-                     row.reorders, row.unexpected, row.seconds, row.peak_rss_mb,
-                     OneLine(row.note));
+                     row.reorders, row.unexpected, row.seconds, row.peak_rss_mb, OneLine(row.note));
   if (!out) std::cerr << "chaos: could not append to the summary file " << SummaryPath() << "\n";
 }
 
@@ -76,17 +75,18 @@ absl::StatusOr<std::vector<SummaryRow>> ReadSummary(const std::string& path) {
 std::string RenderSummary(const std::vector<SummaryRow>& rows) {
   size_t width = 8;
   for (const SummaryRow& r : rows) width = std::max(width, r.scenario.size());
-  std::string out = fmt::format("{:<{}}  {:>6}  {:>9}  {:>9}  {:>7}  {:>10}  {:>8}  {:>10}  {:>7}  {:>8}\n",
-                                "scenario", width, "faults", "events", "received", "missing",
-                                "duplicates", "reorders", "unexpected", "time_s", "rss_mb");
+  std::string out =
+      fmt::format("{:<{}}  {:>6}  {:>9}  {:>9}  {:>7}  {:>10}  {:>8}  {:>10}  {:>7}  {:>8}\n",
+                  "scenario", width, "faults", "events", "received", "missing", "duplicates",
+                  "reorders", "unexpected", "time_s", "rss_mb");
   int64_t faults = 0, events = 0, received = 0, missing = 0, duplicates = 0, reorders = 0,
           unexpected = 0;
   double seconds = 0;
   for (const SummaryRow& r : rows) {
-    out += fmt::format("{:<{}}  {:>6}  {:>9}  {:>9}  {:>7}  {:>10}  {:>8}  {:>10}  {:>7.1f}  {:>8}\n",
-                       r.scenario, width, r.faults, r.events, r.received, r.missing, r.duplicates,
-                       r.reorders, r.unexpected, r.seconds,
-                       r.peak_rss_mb > 0 ? fmt::format("{:.1f}", r.peak_rss_mb) : "-");
+    out += fmt::format(
+        "{:<{}}  {:>6}  {:>9}  {:>9}  {:>7}  {:>10}  {:>8}  {:>10}  {:>7.1f}  {:>8}\n", r.scenario,
+        width, r.faults, r.events, r.received, r.missing, r.duplicates, r.reorders, r.unexpected,
+        r.seconds, r.peak_rss_mb > 0 ? fmt::format("{:.1f}", r.peak_rss_mb) : "-");
     faults += r.faults;
     events += r.events;
     received += r.received;

@@ -94,12 +94,11 @@ TEST(ProducerCreateTest, DefaultsAloneBuildAProducer) {
 }
 
 TEST(ProducerCreateTest, PinnedPropertiesAreRefused) {
-  for (const auto& [name, value] :
-       Properties{{"enable.idempotence", "false"},
-                  {"acks", "1"},
-                  {"acks", "0"},
-                  {"message.timeout.ms", "5000"},
-                  {"delivery.timeout.ms", "300000"}}) {
+  for (const auto& [name, value] : Properties{{"enable.idempotence", "false"},
+                                              {"acks", "1"},
+                                              {"acks", "0"},
+                                              {"message.timeout.ms", "5000"},
+                                              {"delivery.timeout.ms", "300000"}}) {
     const absl::Status status = CreateWith({{name, value}});
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name << "=" << value;
     EXPECT_THAT(MessageOf(status), AllOf(HasSubstr("[kafka] \"" + name + "\" = \"" + value + "\""),
