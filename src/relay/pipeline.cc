@@ -206,12 +206,13 @@ absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, Lsn wal_star
       .tx = current_tx_, .lsn = wal_start, .xid = current_xid_, .relation = insert.relation};
   absl::Status mapped = mapper_.Map(insert, event_);
   if (mapped.ok()) {
-    std::vector<kafka::Header> headers;
-    headers.reserve(event_.headers.size());
-    for (const auto& h : event_.headers) headers.push_back({h.name, h.value});
-    absl::Status produced = Produce(
-        {.topic = event_.topic, .key = event_.key, .value = event_.value, .headers = headers},
-        origin);
+    header_scratch_.clear();
+    for (const auto& h : event_.headers) header_scratch_.push_back({h.name, h.value});
+    absl::Status produced = Produce({.topic = event_.topic,
+                                     .key = event_.key,
+                                     .value = event_.value,
+                                     .headers = header_scratch_},
+                                    origin);
     if (produced.ok()) tracker_.AddRecord();
     // Anything but an outright refusal (too large, illegal topic) is success, backpressure
     // (retried with the same WAL message) or a reason to restart.

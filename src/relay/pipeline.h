@@ -69,7 +69,8 @@ class Pipeline final : private kafka::DeliveryHandler {
   std::unique_ptr<kafka::Producer> producer_;
   outbox::Mapper mapper_;
   AckTracker tracker_;
-  outbox::OutboxEvent event_;  // Reused for every row.
+  outbox::OutboxEvent event_;                  // Reused for every row.
+  std::vector<kafka::Header> header_scratch_;  // Views into event_, reused for every row.
 
   std::optional<pg::CopyBuffer> blocked_;  // Message waiting for room in Kafka's queue.
   std::deque<DeadLetter> dead_letters_;    // Waiting for room in Kafka's queue.
