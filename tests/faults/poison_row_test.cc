@@ -9,13 +9,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/delivery_check.h"
+#include "harness/kafka_admin.h"
 #include "harness/kafka_consumer.h"
 #include "harness/outbox_writer.h"
 #include "harness/pg_client.h"
 #include "harness/slot.h"
 #include "harness/status_macros.h"
 #include "support/faults_fixture.h"
-#include "support/topic_admin.h"
 
 namespace outboxd::faults {
 namespace {
@@ -222,7 +222,7 @@ TEST_F(PoisonRowTest, PayloadLargerThanTheTopicAccepts) {
   // delivery report rather than from produce().
   const std::string big_topic = Topic("Big");
   IT_ASSERT_OK(
-      CreateTopicWithConfigs(env().kafka_bootstrap, big_topic, 1, {{"max.message.bytes", "2048"}}));
+      it::CreateTopic(env().kafka_bootstrap, big_topic, 1, {{"max.message.bytes", "2048"}}));
   PoisonCase c;
   c.insert_poison = [&]() -> absl::StatusOr<std::vector<Inserted>> {
     IT_ASSIGN_OR_RETURN(Inserted row,

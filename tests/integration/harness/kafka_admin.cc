@@ -55,13 +55,21 @@ absl::Status TopicResultStatus(const rd_kafka_topic_result_t* const* results, si
 
 }  // namespace
 
-absl::Status CreateTopic(const std::string& bootstrap, const std::string& topic, int partitions) {
+absl::Status CreateTopic(const std::string& bootstrap, const std::string& topic, int partitions,
+                         const std::map<std::string, std::string>& configs) {
   absl::StatusOr<Handle> rk = NewAdminHandle(bootstrap);
   if (!rk.ok()) return rk.status();
   char error[512];
   rd_kafka_NewTopic_t* new_topic =
       rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, error, sizeof(error));
   if (new_topic == nullptr) return absl::InvalidArgumentError(error);
+  for (const auto& [name, value] : configs) {
+    if (rd_kafka_NewTopic_set_config(new_topic, name.c_str(), value.c_str()) !=
+        RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_NewTopic_destroy(new_topic);
+      return absl::InvalidArgumentError(absl::StrCat("topic config ", name));
+    }
+  }
   std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue(rd_kafka_queue_new(rk->get()));
   rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(rk->get(), RD_KAFKA_ADMIN_OP_ANY);
   rd_kafka_AdminOptions_set_operation_timeout(options, kTimeoutMs, error, sizeof(error));
