@@ -1,8 +1,6 @@
 // Schema changes while rows flow: each ALTER makes Postgres re-send the Relation message, and
 // outboxd must follow it: no row lost or garbled, no crash, order kept per aggregate.
 
-#include <atomic>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -27,25 +25,17 @@ TEST_F(SchemaChangeTest, AlterTableWhileWritersInsert) {
   IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd,
                           LaunchStreaming(ConfigText({}, {"validate_json = true"})));
 
-  constexpr int kWriters = 3;
-  it::LoadSpec spec;
-  spec.table = table();
-  spec.topic_prefix = topic_prefix();
-  spec.writers = kWriters;
+  it::LoadSpec spec = NewLoadSpec(/*writers=*/3);
   spec.aggregates = 15;
   spec.max_rows_per_tx = 5;
   spec.rollback_one_in = 0;
   spec.rows_per_writer = -1;
   spec.pause_between_tx = absl::Milliseconds(5);
-  std::vector<std::string> topics;
-  for (int i = 0; i < 5; ++i) topics.push_back(Topic(it::AggregateType(i)));
+  const std::vector<std::string> topics = LoadTopics();
 
-  std::vector<it::WriterResult> results(kWriters);
+  std::vector<it::WriterResult> results;
   {
-    it::WriterPool writers(
-        env().pg_conninfo, kWriters, [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
-          return it::RunLoadWriter(spec, w, pg, stop, results[static_cast<size_t>(w)]);
-        });
+    it::WriterPool writers = it::StartLoadWriters(env().pg_conninfo, spec, results);
     const std::vector<std::string> changes = {
         absl::StrCat("ALTER TABLE ", qualified, " ADD COLUMN added_late text DEFAULT 'late'"),
         absl::StrCat("ALTER TABLE ", qualified, " RENAME COLUMN unused_a TO unused_renamed"),
@@ -62,10 +52,7 @@ TEST_F(SchemaChangeTest, AlterTableWhileWritersInsert) {
     IT_ASSERT_OK(writers.Join());
   }
 
-  std::vector<it::ExpectedEvent> expected;
-  for (const it::WriterResult& r : results) {
-    expected.insert(expected.end(), r.committed.begin(), r.committed.end());
-  }
+  const std::vector<it::ExpectedEvent> expected = it::CommittedEvents(results);
   ASSERT_GT(expected.size(), 100u) << "the writers should have inserted throughout the ALTERs";
   IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> records,
                           it::ConsumeFromBeginning(env().kafka_bootstrap,

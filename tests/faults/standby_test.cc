@@ -2,8 +2,6 @@
 // WARN line) and takes over when the first is killed with -9. Nothing committed is lost;
 // duplicates from the replay are allowed (at-least-once).
 
-#include <atomic>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -34,25 +32,17 @@ TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
   EXPECT_TRUE(standby->Running()) << Tail(*standby);
   EXPECT_GT(it::CountLinesContaining(standby->log_path(), "WARN"), 0) << Tail(*standby);
 
-  constexpr int kWriters = 2;
-  it::LoadSpec spec;
-  spec.table = table();
-  spec.topic_prefix = topic_prefix();
-  spec.writers = kWriters;
+  it::LoadSpec spec = NewLoadSpec(/*writers=*/2);
   spec.aggregates = 10;
   spec.max_rows_per_tx = 5;
   spec.rollback_one_in = 0;
   spec.rows_per_writer = -1;
   spec.pause_between_tx = absl::Milliseconds(5);
-  std::vector<std::string> topics;
-  for (int i = 0; i < 5; ++i) topics.push_back(Topic(it::AggregateType(i)));
+  const std::vector<std::string> topics = LoadTopics();
 
-  std::vector<it::WriterResult> results(kWriters);
+  std::vector<it::WriterResult> results;
   {
-    it::WriterPool writers(
-        env().pg_conninfo, kWriters, [&](int w, it::PgClient& pg, const std::atomic<bool>& stop) {
-          return it::RunLoadWriter(spec, w, pg, stop, results[static_cast<size_t>(w)]);
-        });
+    it::WriterPool writers = it::StartLoadWriters(env().pg_conninfo, spec, results);
     absl::SleepFor(absl::Seconds(2));
     primary->Kill();
     absl::SleepFor(absl::Seconds(2));
@@ -62,10 +52,7 @@ TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
   // The standby takes the slot within its backoff (capped at 10 s).
   IT_ASSERT_OK(it::WaitForSlotStreaming(pg(), slot(), publication(), absl::Seconds(40)));
 
-  std::vector<it::ExpectedEvent> expected;
-  for (const it::WriterResult& r : results) {
-    expected.insert(expected.end(), r.committed.begin(), r.committed.end());
-  }
+  const std::vector<it::ExpectedEvent> expected = it::CommittedEvents(results);
   ASSERT_GT(expected.size(), 50u);
   IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> records,
                           it::ConsumeFromBeginning(env().kafka_bootstrap,

@@ -35,25 +35,18 @@ TEST_F(DeliveryTest, ConcurrentWritersEveryCommittedRowOnceInCommitOrder) {
   constexpr int kRows = 10'000;
   IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * outboxd, StartOutboxd());
 
-  LoadSpec spec;
-  spec.table = table();
-  spec.topic_prefix = topic_prefix();
-  spec.writers = kWriters;
+  LoadSpec spec = NewLoadSpec(kWriters);
   spec.aggregates = kAggregates;
   spec.max_rows_per_tx = 50;
   spec.rollback_one_in = 10;
   spec.rows_per_writer = kRows / kWriters;
   spec.seed = 20240601;
-  std::vector<std::string> topics;
-  for (int i = 0; i < 5; ++i) topics.push_back(Topic(AggregateType(i)));
+  const std::vector<std::string> topics = LoadTopics();
 
-  std::vector<WriterResult> results(kWriters);
+  std::vector<WriterResult> results;
   const absl::Time start = absl::Now();
   {
-    WriterPool writers(env().pg_conninfo, kWriters,
-                       [&](int w, PgClient& pg, const std::atomic<bool>& stop) {
-                         return RunLoadWriter(spec, w, pg, stop, results[static_cast<size_t>(w)]);
-                       });
+    WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);
     IT_ASSERT_OK(writers.Join());
   }
   const absl::Time written = absl::Now();

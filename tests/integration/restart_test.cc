@@ -27,27 +27,19 @@ class RestartTest : public OutboxdTest {
 };
 
 void RestartTest::RunScenario(StopHow how, DeliveryReport& report) {
-  constexpr int kWriters = 2;
   IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
 
-  LoadSpec spec;
-  spec.table = table();
-  spec.topic_prefix = topic_prefix();
-  spec.writers = kWriters;
+  LoadSpec spec = NewLoadSpec(/*writers=*/2);
   spec.aggregates = 20;
   spec.max_rows_per_tx = 10;
   spec.rollback_one_in = 10;
   spec.rows_per_writer = -1;  // until stopped
   spec.pause_between_tx = absl::Milliseconds(5);
   spec.seed = how == StopHow::kSigterm ? 7 : 9;
-  std::vector<std::string> topics;
-  for (int i = 0; i < 5; ++i) topics.push_back(Topic(AggregateType(i)));
+  const std::vector<std::string> topics = LoadTopics();
 
-  std::vector<WriterResult> results(kWriters);
-  WriterPool writers(env().pg_conninfo, kWriters,
-                     [&](int w, PgClient& pg, const std::atomic<bool>& stop) {
-                       return RunLoadWriter(spec, w, pg, stop, results[static_cast<size_t>(w)]);
-                     });
+  std::vector<WriterResult> results;
+  WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);
   absl::SleepFor(absl::Seconds(3));
   ASSERT_TRUE(first->Running()) << "outboxd #1 exited before it was stopped";
 

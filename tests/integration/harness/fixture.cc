@@ -95,6 +95,20 @@ std::string OutboxdTest::Topic(absl::string_view aggregatetype) {
   return topic;
 }
 
+LoadSpec OutboxdTest::NewLoadSpec(int writers) const {
+  LoadSpec spec;
+  spec.table = table_;
+  spec.topic_prefix = topic_prefix_;
+  spec.writers = writers;
+  return spec;
+}
+
+std::vector<std::string> OutboxdTest::LoadTopics() {
+  std::vector<std::string> topics;
+  for (int i = 0; i < 5; ++i) topics.push_back(Topic(AggregateType(i)));
+  return topics;
+}
+
 std::string OutboxdTest::UniqueName(absl::string_view suffix) const {
   return absl::StrCat(tag_, "_", suffix);
 }

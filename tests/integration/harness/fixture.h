@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "harness/config_writer.h"
 #include "harness/env.h"
+#include "harness/outbox_writer.h"
 #include "harness/outboxd_process.h"
 #include "harness/pg_client.h"
 
@@ -38,6 +39,11 @@ class OutboxdTest : public ::testing::Test {
   std::string Topic(absl::string_view aggregatetype);
   // A name unique to this test for other objects (e.g. a plain table): "<tag>_<suffix>".
   std::string UniqueName(absl::string_view suffix) const;
+  // A load over this test's table and topic prefix by `writers` writers; the other fields keep
+  // LoadSpec's defaults for the caller to set.
+  LoadSpec NewLoadSpec(int writers) const;
+  // Topic() of each aggregate type a load writes (AggregateType(0) to AggregateType(4)).
+  std::vector<std::string> LoadTopics();
   // Registers an extra table (unqualified) to drop at the end.
   void DropAtEnd(const std::string& table) { extra_tables_.push_back(table); }
 

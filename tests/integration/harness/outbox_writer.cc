@@ -115,4 +115,12 @@ absl::Status RunLoadWriter(const LoadSpec& spec, int writer, PgClient& pg,
   return absl::OkStatus();
 }
 
+std::vector<ExpectedEvent> CommittedEvents(const std::vector<WriterResult>& results) {
+  std::vector<ExpectedEvent> events;
+  for (const WriterResult& r : results) {
+    events.insert(events.end(), r.committed.begin(), r.committed.end());
+  }
+  return events;
+}
+
 }  // namespace outboxd::it

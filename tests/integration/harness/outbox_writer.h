@@ -68,4 +68,7 @@ struct WriterResult {
 absl::Status RunLoadWriter(const LoadSpec& spec, int writer, PgClient& pg,
                            const std::atomic<bool>& stop, WriterResult& out);
 
+// Every writer's committed events, writer after writer (each writer's in commit order).
+std::vector<ExpectedEvent> CommittedEvents(const std::vector<WriterResult>& results);
+
 }  // namespace outboxd::it

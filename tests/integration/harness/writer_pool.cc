@@ -38,4 +38,13 @@ absl::Status WriterPool::Join() {
   return first_error_;
 }
 
+WriterPool StartLoadWriters(const std::string& conninfo, const LoadSpec& spec,
+                            std::vector<WriterResult>& results) {
+  results.assign(static_cast<size_t>(spec.writers), WriterResult());
+  return WriterPool(conninfo, spec.writers,
+                    [spec, &results](int w, PgClient& pg, const std::atomic<bool>& stop) {
+                      return RunLoadWriter(spec, w, pg, stop, results[static_cast<size_t>(w)]);
+                    });
+}
+
 }  // namespace outboxd::it

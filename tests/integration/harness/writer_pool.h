@@ -10,6 +10,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "harness/outbox_writer.h"
 #include "harness/pg_client.h"
 
 namespace outboxd::it {
@@ -36,5 +37,10 @@ class WriterPool {
   absl::Status first_error_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> threads_;
 };
+
+// A pool of spec.writers threads, writer w running RunLoadWriter(spec, w, ...) into results[w].
+// `results` is resized to spec.writers here and must outlive the pool.
+WriterPool StartLoadWriters(const std::string& conninfo, const LoadSpec& spec,
+                            std::vector<WriterResult>& results);
 
 }  // namespace outboxd::it
