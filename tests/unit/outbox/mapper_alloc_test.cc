@@ -1,24 +1,13 @@
 // Map runs once per outbox row: once the event and the mapper are warm it must not allocate.
-// This binary replaces the global operator new to count allocations around Map.
+// This binary replaces the global operator new (support/counting_new.cc) to count allocations
+// around Map.
 
-#include <cstdlib>
-#include <new>
+#include <cstdint>
 
 #include "gtest/gtest.h"
 #include "mapper_test_util.h"
 #include "outbox/mapper.h"
-
-namespace {
-thread_local long allocations = 0;  // NOLINT(runtime/int): only counted.
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "support/counting_new.h"
 
 namespace outboxd::outbox {
 namespace {
@@ -31,10 +20,10 @@ using testing::kVarchar;
 
 class MapperAllocTest : public testing::MapperFixture {
  protected:
-  long AllocationsToMap(const pgoutput::Insert& insert) {  // NOLINT(runtime/int)
-    const long before = allocations;                       // NOLINT(runtime/int)
+  int64_t AllocationsToMap(const pgoutput::Insert& insert) {
+    const int64_t before = outboxd::testing::ThreadAllocations();
     const absl::Status status = mapper_->Map(insert, event_);
-    const long after = allocations;  // NOLINT(runtime/int)
+    const int64_t after = outboxd::testing::ThreadAllocations();
     EXPECT_TRUE(status.ok()) << status;
     return after - before;
   }

@@ -1,35 +1,24 @@
 // Decoding Begin, Commit and Insert must not allocate: they run once per replicated row.
-// This binary replaces the global operator new to count allocations around Decode.
+// This binary replaces the global operator new (support/counting_new.cc) to count allocations
+// around Decode.
 
-#include <cstdlib>
-#include <new>
+#include <cstdint>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "pgoutput/decoder.h"
+#include "support/counting_new.h"
 #include "support/pgoutput_encoder.h"
-
-namespace {
-thread_local long allocations = 0;  // NOLINT(runtime/int): only counted, never compared to size.
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace outboxd::pgoutput {
 namespace {
 
 namespace enc = outboxd::testing;
 
-long AllocationsToDecode(const std::string& bytes) {  // NOLINT(runtime/int)
-  const long before = allocations;                    // NOLINT(runtime/int)
+int64_t AllocationsToDecode(const std::string& bytes) {
+  const int64_t before = outboxd::testing::ThreadAllocations();
   const absl::StatusOr<Message> result = Decode(bytes);
-  const long after = allocations;  // NOLINT(runtime/int)
+  const int64_t after = outboxd::testing::ThreadAllocations();
   EXPECT_TRUE(result.ok()) << result.status();
   return after - before;
 }
