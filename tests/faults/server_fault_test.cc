@@ -18,23 +18,8 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr int kExitServerSetup = 3;
-constexpr int kExitPermission = 4;
-
 class ServerFaultTest : public FaultsTest {
  protected:
-  // Runs outboxd to its exit and checks the code; returns its log for message checks.
-  std::string ExpectExit(const std::string& config_text, int code) {
-    absl::StatusOr<Ended> ended = RunUntilExit(config_text, absl::Seconds(60));
-    if (!ended.ok()) {
-      ADD_FAILURE() << ended.status();
-      return "";
-    }
-    EXPECT_EQ(ended->status.code, code) << ended->status.ToString() << "\n" << ended->log;
-    std::cout << "[outboxd said] " << ended->log << "\n";
-    return ended->log;
-  }
-
   // A dedicated cluster with this test's outbox table (owned by role outboxd).
   std::unique_ptr<DedicatedCluster> NewCluster() {
     absl::StatusOr<std::unique_ptr<DedicatedCluster>> cluster =

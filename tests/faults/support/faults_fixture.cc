@@ -88,6 +88,17 @@ absl::StatusOr<Ended> FaultsTest::RunUntilExit(const std::string& config_text,
   return Ended{*exit, std::move(log)};
 }
 
+std::string FaultsTest::ExpectExit(const std::string& config_text, int code) {
+  absl::StatusOr<Ended> ended = RunUntilExit(config_text, absl::Seconds(60));
+  if (!ended.ok()) {
+    ADD_FAILURE() << ended.status();
+    return "";
+  }
+  EXPECT_EQ(ended->status.code, code) << ended->status.ToString() << "\n" << ended->log;
+  std::cout << "[outboxd said] " << ended->log << "\n";
+  return ended->log;
+}
+
 absl::Status FaultsTest::WaitForConfirmed(int64_t position, absl::Duration timeout) {
   return it::WaitUntilOk(
       [&]() -> absl::StatusOr<bool> {

@@ -16,6 +16,12 @@
 
 namespace outboxd::faults {
 
+// The exit codes outboxd documents, spelled out here (not taken from src/) so the tests check
+// the numbers themselves.
+inline constexpr int kExitUsage = 2;        // bad command line or config file
+inline constexpr int kExitServerSetup = 3;  // wrong server settings, missing objects, lost slot
+inline constexpr int kExitPermission = 4;   // authentication or privileges
+
 // How a run that was expected to end did end, with everything it logged.
 struct Ended {
   it::ExitStatus status;
@@ -44,6 +50,10 @@ class FaultsTest : public it::OutboxdTest {
   // still runs after `timeout`.
   absl::StatusOr<Ended> RunUntilExit(const std::string& config_text,
                                      absl::Duration timeout = absl::Seconds(60));
+
+  // RunUntilExit (60 s) that expects exit code `code` (a failure otherwise) and prints the log;
+  // returns the log for message checks, "" if outboxd did not exit.
+  std::string ExpectExit(const std::string& config_text, int code);
 
   // Waits until the slot of config() has confirmed at least `position` (bytes since 0/0).
   absl::Status WaitForConfirmed(int64_t position, absl::Duration timeout = absl::Seconds(30));
