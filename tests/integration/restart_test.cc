@@ -11,7 +11,9 @@
 #include "harness/fixture.h"
 #include "harness/kafka_consumer.h"
 #include "harness/outbox_writer.h"
+#include "harness/slot.h"
 #include "harness/status_macros.h"
+#include "harness/wait.h"
 #include "harness/writer_pool.h"
 
 namespace outboxd::it {
@@ -65,6 +67,20 @@ void RestartTest::RunScenario(StopHow how, DeliveryReport& report) {
     expected.insert(expected.end(), r.committed.begin(), r.committed.end());
     rolled_back.insert(r.rolled_back_ids.begin(), r.rolled_back_ids.end());
   }
+  // Wait until the slot passes the last commit: then Kafka has acknowledged every event, and
+  // the read below cannot stop early on a count that includes kill -9's duplicates.
+  IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
+  int64_t confirmed = 0;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg(), slot());
+        if (c.ok() && c->has_value()) confirmed = **c;
+        return confirmed >= end;
+      },
+      absl::Seconds(90), absl::Milliseconds(100)))
+      << "confirmed_flush_lsn stayed at " << FormatLsn(confirmed) << ", below " << FormatLsn(end)
+      << "\n"
+      << Tail(*second);
   IT_ASSERT_OK_AND_ASSIGN(
       std::vector<KafkaRecord> records,
       ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)}));
