@@ -181,7 +181,7 @@ absl::Status Producer::Produce(const Record& record, uint64_t tag) {
                           h.value ? static_cast<ssize_t>(h.value->size()) : 0);
     }
   }
-  const std::string topic(record.topic);
+  const std::string& topic = record.topic;
   // The V_ macros cast their arguments, so compute plain pointers and sizes first.
   const void* key = record.key ? record.key->data() : nullptr;
   const size_t key_size = record.key ? record.key->size() : 0;

@@ -23,7 +23,7 @@ struct Header {
 
 // One record to produce. Views need only live for the Produce call (librdkafka copies).
 struct Record {
-  std::string_view topic;
+  const std::string& topic;  // A std::string so librdkafka gets a C string without a copy.
   std::optional<std::string_view> key;
   std::optional<std::string_view> value;  // nullopt = null value (tombstone)
   std::span<const Header> headers;

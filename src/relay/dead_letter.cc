@@ -59,7 +59,7 @@ bool DeadLetter::DropValue() {
   return true;
 }
 
-kafka::Record DeadLetter::AsRecord(std::string_view topic,
+kafka::Record DeadLetter::AsRecord(const std::string& topic,
                                    std::vector<kafka::Header>& scratch) const {
   scratch.clear();
   for (const auto& [name, v] : headers) {

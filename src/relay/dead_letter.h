@@ -50,7 +50,7 @@ struct DeadLetter {
   // Returns false when there was no value to drop.
   bool DropValue();
   // A view for Producer::Produce; `scratch` holds the header views and must outlive the call.
-  kafka::Record AsRecord(std::string_view topic, std::vector<kafka::Header>& scratch) const;
+  kafka::Record AsRecord(const std::string& topic, std::vector<kafka::Header>& scratch) const;
 };
 
 }  // namespace outboxd::relay

@@ -11,6 +11,7 @@
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "harness/fixture.h"
 #include "harness/kafka_admin.h"
 #include "harness/kafka_consumer.h"
 #include "harness/log_tail.h"
@@ -33,21 +34,6 @@ constexpr int kFailureTailLines = 60;
 constexpr int kFailureTailProcesses = 3;
 // How long outboxd may take, after the faults, to deliver and confirm the backlog.
 constexpr absl::Duration kDrainTimeout = absl::Minutes(3);
-
-// "ch_<test name, lower case, at most 24 chars>_<pid>_<n>": valid as a slot, table and
-// publication name and as a topic prefix.
-std::string MakeTag() {
-  static std::atomic<int> counter{0};
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name;
-  for (const char c : std::string(info->name())) {
-    if (name.size() >= 24) break;
-    name += std::isalnum(static_cast<unsigned char>(c))
-                ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
-                : '_';
-  }
-  return fmt::format("ch_{}_{}_{}", name, getpid(), counter++);
-}
 
 std::string Binary() {
   const char* override_binary = std::getenv("OUTBOXD_CHAOS_BINARY");
@@ -75,7 +61,7 @@ void ChaosTest::SetUp() {
                  << "' does not exist: build the outboxd target (scripts/test does), or set "
                     "OUTBOXD_CHAOS_BINARY";
   }
-  tag_ = MakeTag();
+  tag_ = it::MakeTestTag("ch");
   table_ = tag_ + "_outbox";
   slot_ = tag_;
   publication_ = tag_ + "_pub";

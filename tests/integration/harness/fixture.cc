@@ -16,13 +16,8 @@
 #include "harness/status_macros.h"
 
 namespace outboxd::it {
-namespace {
 
-constexpr int kFailureTailLines = 60;
-
-// "it_<test name, lower case, at most 24 chars>_<pid>_<n>": valid as a slot, table and
-// publication name (≤ 63 bytes of [a-z0-9_]) and as a topic prefix.
-std::string MakeTag() {
+std::string MakeTestTag(absl::string_view prefix) {
   static std::atomic<int> counter{0};
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string name;
@@ -32,8 +27,11 @@ std::string MakeTag() {
                 ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
                 : '_';
   }
-  return absl::StrCat("it_", name, "_", getpid(), "_", counter++);
+  return absl::StrCat(prefix, "_", name, "_", getpid(), "_", counter++);
 }
+namespace {
+
+constexpr int kFailureTailLines = 60;
 
 }  // namespace
 
@@ -44,7 +42,7 @@ void OutboxdTest::SetUp() {
   const absl::Status binary = CheckOutboxdBinary(env_);
   if (!binary.ok()) GTEST_FAIL() << binary.message();
 
-  tag_ = MakeTag();
+  tag_ = MakeTestTag("it");
   table_ = absl::StrCat(tag_, "_outbox");
   slot_ = tag_;
   publication_ = absl::StrCat(tag_, "_pub");

@@ -19,6 +19,10 @@
 
 namespace outboxd::it {
 
+// "<prefix>_<test name, lower case, at most 24 chars>_<pid>_<n>": unique per test and valid
+// as a slot, table and publication name (<= 63 bytes of [a-z0-9_]) and as a topic prefix.
+std::string MakeTestTag(absl::string_view prefix);
+
 class OutboxdTest : public ::testing::Test {
  protected:
   // Fails (never skips) when scripts/test did not set the environment up. Creates the table.
