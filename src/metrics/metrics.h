@@ -1,0 +1,122 @@
+#pragma once
+// What outboxd counts (DESIGN.md section 8): a few thread-safe primitives that the stages
+// update on the loop thread and the HTTP thread reads. Updates are relaxed atomics; a labelled
+// family takes a short lock only to add a child or to list its children, so a scrape never
+// makes the loop wait for more than that copy.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/synchronization/mutex.h"
+
+namespace outboxd::metrics {
+
+// Monotonic count; rendered with a `_total` name.
+class Counter {
+ public:
+  void Add(uint64_t n = 1) { value_.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> value_{0};
+};
+
+// A value that goes up and down.
+class Gauge {
+ public:
+  void Set(double v) { value_.store(v, std::memory_order_relaxed); }
+  double value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<double> value_{0};
+};
+
+// Cumulative histogram over fixed upper bounds (Prometheus `le` buckets, +Inf implied).
+class Histogram {
+ public:
+  // `upper_bounds` must be sorted ascending.
+  explicit Histogram(std::vector<double> upper_bounds);
+  void Observe(double v);
+
+  struct Snapshot {
+    std::vector<double> upper_bounds;
+    std::vector<uint64_t> cumulative_counts;  // One per bound, then +Inf (= count).
+    double sum = 0;
+    uint64_t count = 0;
+  };
+  Snapshot Read() const;
+
+ private:
+  const std::vector<double> upper_bounds_;
+  std::unique_ptr<std::atomic<uint64_t>[]> buckets_;  // Per bound, then +Inf; not cumulative.
+  std::atomic<double> sum_{0};
+};
+
+// Children of one metric told apart by the value of a single label. References returned by
+// With() stay valid for the family's life, so a caller may keep them.
+template <typename Metric>
+class Family {
+ public:
+  explicit Family(std::string label_name) : label_name_(std::move(label_name)) {}
+  const std::string& label_name() const { return label_name_; }
+
+  Metric& With(std::string_view label_value) {
+    absl::MutexLock lock(&mu_);
+    auto& slot = children_[label_value];
+    if (!slot) slot = std::make_unique<Metric>();
+    return *slot;
+  }
+  // (label value, child) pairs, in no particular order; for rendering.
+  std::vector<std::pair<std::string, const Metric*>> Children() const {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::pair<std::string, const Metric*>> out;
+    out.reserve(children_.size());
+    for (const auto& [label, child] : children_) out.emplace_back(label, child.get());
+    return out;
+  }
+
+ private:
+  const std::string label_name_;
+  mutable absl::Mutex mu_;
+  absl::node_hash_map<std::string, std::unique_ptr<Metric>> children_ ABSL_GUARDED_BY(mu_);
+};
+
+// Every metric outboxd exports, by the name it is exported under. One instance per process,
+// created before the relay starts and outliving it and the HTTP server.
+struct RelayMetrics {
+  // Publisher stage (src/relay/publisher.cc).
+  Family<Counter> events_published{"topic"};  // outboxd_events_published_total
+  Family<Counter> bytes_published{"topic"};   // outboxd_published_bytes_total (key+value)
+  Family<Counter> delivery_errors{"reason"};  // outboxd_delivery_errors_total (librdkafka code)
+  Counter kafka_retries;                      // outboxd_kafka_retries_total (librdkafka stats)
+  Family<Counter> dead_lettered{"reason"};    // outboxd_dead_lettered_events_total
+  Gauge events_in_flight;                     // outboxd_events_in_flight
+  Histogram commit_to_ack_seconds{
+      // outboxd_commit_to_ack_seconds
+      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
+
+  // Replication session stage (src/relay/replication_session.cc).
+  Gauge replication_lag_bytes;    // outboxd_replication_lag_bytes: server WAL end - confirmed
+  Gauge replication_lag_seconds;  // outboxd_replication_lag_seconds: oldest unacked commit age
+  Gauge confirmed_lsn;            // outboxd_confirmed_lsn: last flush position sent (as integer)
+  Counter transactions;           // outboxd_transactions_total: commits decoded
+  Counter rows_ignored;           // outboxd_rows_ignored_total: changes outside the outbox set
+
+  // Slot monitor (src/pg/slot_monitor.cc), from pg_replication_slots on its own connection.
+  Gauge slot_retained_wal_bytes;   // outboxd_slot_retained_wal_bytes
+  Gauge slot_safe_wal_size_bytes;  // outboxd_slot_safe_wal_size_bytes (NaN when unlimited)
+  Family<Gauge> slot_wal_status{"wal_status"};  // outboxd_slot_wal_status: 1 for the current
+
+  // Supervisor (src/relay/supervisor.cc).
+  Family<Counter> restarts{"cause"};     // outboxd_restarts_total
+  Family<Counter> reconnects{"server"};  // outboxd_reconnects_total: "postgres" | "kafka"
+};
+
+}  // namespace outboxd::metrics
