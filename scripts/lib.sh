@@ -6,10 +6,23 @@
 OUTBOXD_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUTBOXD_REPO_ROOT="$(cd "$OUTBOXD_SCRIPTS_DIR/.." && pwd)"
 OUTBOXD_CACHE="${OUTBOXD_CACHE:-$HOME/.cache/outboxd}"
-KAFKA_VERSION=4.1.1
-KAFKA_HOME_CACHE="$OUTBOXD_CACHE/kafka-$KAFKA_VERSION"
-KAFKA_LIBS="$KAFKA_HOME_CACHE/libs"
-KAFKA_POM="$OUTBOXD_SCRIPTS_DIR/kafka-jars/pom.xml"
+KAFKA_DEFAULT_VERSION=4.1.1
+# The broker of scripts/kafka's secure mode (SASL_SSL with SCRAM-SHA-512). Kafka 4.x checks the
+# SCRAM nonce strictly (CVE-2024-56128) and rejects librdkafka < 2.6.1 (librdkafka#4895), so
+# Debian bookworm's librdkafka 2.0.2 can log in with SCRAM only to a broker up to 3.9.
+KAFKA_SCRAM_VERSION=3.9.1
+# use_kafka_version VERSION — point KAFKA_VERSION, KAFKA_HOME_CACHE, KAFKA_LIBS and KAFKA_POM
+# at VERSION (exported as OUTBOXD_KAFKA_VERSION for child scripts).
+use_kafka_version() {
+  KAFKA_VERSION=$1
+  KAFKA_HOME_CACHE="$OUTBOXD_CACHE/kafka-$KAFKA_VERSION"
+  KAFKA_LIBS="$KAFKA_HOME_CACHE/libs"
+  KAFKA_POM="$OUTBOXD_SCRIPTS_DIR/kafka-jars/pom.xml"
+  [[ $KAFKA_VERSION == "$KAFKA_DEFAULT_VERSION" ]] \
+    || KAFKA_POM="$OUTBOXD_SCRIPTS_DIR/kafka-jars/$KAFKA_VERSION/pom.xml"
+  export OUTBOXD_KAFKA_VERSION=$KAFKA_VERSION
+}
+use_kafka_version "${OUTBOXD_KAFKA_VERSION:-$KAFKA_DEFAULT_VERSION}"
 # Class-data-sharing archive of the broker's classes (made by scripts/setup), keyed by the
 # JVM binary so a JDK upgrade simply stops using it. Cuts broker start-up by ~30%.
 kafka_cds_archive() {

@@ -12,9 +12,46 @@ std::string TrimMessage(const char* message) {
   return std::string(TrimTrailingSpace(message ? message : ""));
 }
 
+// libpq's own wording for the TLS failures it detects on the client side (no SQLSTATE
+// exists for them): a server certificate outside the trusted CA, or one issued for another
+// name under sslmode=verify-full.
+constexpr std::string_view kCertNotTrusted = "certificate verify failed";
+constexpr std::string_view kCertNameMismatch = "does not match host name";
+// The server answered the TLS request with "no": ssl = off there.
+constexpr std::string_view kServerWithoutTls = "server does not support SSL";
+// A "reject" line of pg_hba.conf matched a plaintext connection ("hostnossl ... reject"): the
+// server wants TLS from this client. (A missing line says "no pg_hba.conf entry" instead.)
+bool TlsRequired(std::string_view message) {
+  return Contains(message, "pg_hba.conf rejects connection") && Contains(message, "no encryption");
+}
+
+// The fix for a failed TLS set-up, or "" when `message` is not one.
+std::string_view TlsFix(std::string_view message) {
+  if (Contains(message, kCertNotTrusted)) {
+    return "; the server's certificate is not signed by a CA outboxd trusts: set sslrootcert in "
+           "[postgres] conninfo to the file of the CA that issued it";
+  }
+  if (Contains(message, kCertNameMismatch)) {
+    return "; connect with a host name the server's certificate was issued for (host= in "
+           "[postgres] conninfo), or reissue the certificate with this name in its "
+           "subjectAltName";
+  }
+  if (Contains(message, kServerWithoutTls)) {
+    return "; turn TLS on in the server (ssl = on with ssl_cert_file and ssl_key_file) or "
+           "lower sslmode in [postgres] conninfo";
+  }
+  if (TlsRequired(message)) {
+    return "; the server accepts this user only over TLS: add sslmode=verify-full "
+           "sslrootcert=<CA file> to [postgres] conninfo";
+  }
+  return "";
+}
+
 // Appends what the operator should do about the common connection failures.
 std::string WithFix(std::string message, std::string_view user) {
-  if (Contains(message, "replication role")) {
+  if (std::string_view tls = TlsFix(message); !tls.empty()) {
+    message += tls;
+  } else if (Contains(message, "replication role")) {
     message += Concat("; grant it as a superuser: ALTER ROLE ", user, " REPLICATION");
   } else if (Contains(message, "password authentication failed") ||
              Contains(message, "password is required")) {
@@ -52,6 +89,14 @@ absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view mes
 }
 
 absl::Status ClassifyConnectError(std::string_view message) {
+  // A TLS mismatch is a setting on one side or the other; retrying cannot cure it.
+  if (Contains(message, kServerWithoutTls)) {
+    return absl::FailedPreconditionError(std::string(message));
+  }
+  if (Contains(message, kCertNotTrusted) || Contains(message, kCertNameMismatch) ||
+      TlsRequired(message)) {
+    return absl::PermissionDeniedError(std::string(message));
+  }
   if (Contains(message, "password authentication failed") ||
       Contains(message, "no pg_hba.conf entry") || Contains(message, "password is required") ||
       Contains(message, "replication role") || Contains(message, "permission denied")) {

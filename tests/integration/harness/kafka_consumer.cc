@@ -28,7 +28,8 @@ struct MessageDeleter {
   void operator()(rd_kafka_message_t* m) const { rd_kafka_message_destroy(m); }
 };
 
-absl::StatusOr<Consumer> NewConsumer(const std::string& bootstrap) {
+absl::StatusOr<Consumer> NewConsumer(const std::string& bootstrap,
+                                     const std::map<std::string, std::string>& extra) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char error[512];
   const std::string group = absl::StrCat("outboxd-it-", absl::ToUnixNanos(absl::Now()));
@@ -38,8 +39,11 @@ absl::StatusOr<Consumer> NewConsumer(const std::string& bootstrap) {
       {"auto.offset.reset", "earliest"},     {"fetch.wait.max.ms", "100"},
       {"allow.auto.create.topics", "false"}, {"log_level", "3"},
   };
-  for (const auto& [name, value] : settings) {
-    if (rd_kafka_conf_set(conf, name, value.c_str(), error, sizeof(error)) != RD_KAFKA_CONF_OK) {
+  std::vector<std::pair<std::string, std::string>> all(std::begin(settings), std::end(settings));
+  all.insert(all.end(), extra.begin(), extra.end());
+  for (const auto& [name, value] : all) {
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error, sizeof(error)) !=
+        RD_KAFKA_CONF_OK) {
       rd_kafka_conf_destroy(conf);
       return absl::InvalidArgumentError(absl::StrCat("consumer config ", name, ": ", error));
     }
@@ -102,9 +106,10 @@ std::optional<std::string> KafkaRecord::Header(absl::string_view name) const {
   return std::nullopt;
 }
 
-absl::StatusOr<std::vector<KafkaRecord>> ConsumeFromBeginning(const std::string& bootstrap,
-                                                              const ConsumeOptions& options) {
-  absl::StatusOr<Consumer> consumer = NewConsumer(bootstrap);
+absl::StatusOr<std::vector<KafkaRecord>> ConsumeFromBeginning(
+    const std::string& bootstrap, const ConsumeOptions& options,
+    const std::map<std::string, std::string>& client_properties) {
+  absl::StatusOr<Consumer> consumer = NewConsumer(bootstrap, client_properties);
   if (!consumer.ok()) return consumer.status();
   rd_kafka_t* rk = consumer->get();
 

@@ -2,6 +2,7 @@
 // Reads back what outboxd published: every record of a set of topics, from the beginning.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,7 +36,10 @@ struct ConsumeOptions {
 // at least `min_records` arrived, every topic exists and every partition is at its end; or
 // until the timeout, returning what arrived so far (the caller compares counts). Topics that
 // do not exist yet are picked up when they appear. Errors only for client failures.
-absl::StatusOr<std::vector<KafkaRecord>> ConsumeFromBeginning(const std::string& bootstrap,
-                                                              const ConsumeOptions& options);
+// `client_properties` are extra librdkafka consumer settings applied after the defaults, e.g.
+// security.protocol, sasl.* and ssl.* for a SASL_SSL listener.
+absl::StatusOr<std::vector<KafkaRecord>> ConsumeFromBeginning(
+    const std::string& bootstrap, const ConsumeOptions& options,
+    const std::map<std::string, std::string>& client_properties = {});
 
 }  // namespace outboxd::it

@@ -69,5 +69,27 @@ TEST(ConnectionErrorTest, ClassifiesConnectFailures) {
   EXPECT_TRUE(absl::IsInvalidArgument(ClassifyConnectError("database \"nope\" does not exist")));
 }
 
+// libpq 15's wording of each TLS failure (as tests/secure sees it from a real server).
+TEST(ConnectionErrorTest, TlsFailuresAreNotRetried) {
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      ClassifyConnectError("connection to server at \"localhost\" (127.0.0.1), port 5432 failed: "
+                           "SSL error: certificate verify failed")));
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      ClassifyConnectError("server certificate for \"localhost\" (and 1 other name) does not "
+                           "match host name \"db.example\"")));
+  EXPECT_TRUE(absl::IsPermissionDenied(ClassifyConnectError(
+      "FATAL:  pg_hba.conf rejects connection for host \"127.0.0.1\", user \"outboxd\", "
+      "database \"app\", no encryption")));
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      ClassifyConnectError("server does not support SSL, but SSL was required")));
+  // A missing pg_hba.conf line also says "no encryption"; it keeps its own classification.
+  EXPECT_TRUE(absl::IsPermissionDenied(ClassifyConnectError(
+      "FATAL:  no pg_hba.conf entry for host \"10.0.0.1\", user \"x\", database \"y\", no "
+      "encryption")));
+  // A root certificate file that does not exist is a config error (exit 2), not a retry.
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      ClassifyConnectError("root certificate file \"/nope/ca.crt\" does not exist")));
+}
+
 }  // namespace
 }  // namespace outboxd::pg
