@@ -125,6 +125,15 @@ TEST_F(PostgresTlsTest, PlaintextIsRefusedWithTheFix) {
   EXPECT_THAT(log, AllOf(HasSubstr("no encryption"), HasSubstr("sslmode=verify-full")));
 }
 
+// A CA file that is not there is a config mistake, reported as such (exit 2), not retried.
+TEST_F(PostgresTlsTest, MissingCaFileIsAConfigError) {
+  config().pg_conninfo =
+      Conninfo("host=localhost sslmode=verify-full sslrootcert=/nonexistent/outboxd-ca.crt");
+  const std::string log = ExpectExit(ConfigText(), faults::kExitUsage);
+  EXPECT_THAT(log,
+              HasSubstr("root certificate file \"/nonexistent/outboxd-ca.crt\" does not exist"));
+}
+
 // The shared test cluster runs without TLS: verify-full against it is a server setting to fix.
 TEST_F(PostgresTlsTest, ServerWithoutTlsIsASetupError) {
   config().pg_conninfo =
