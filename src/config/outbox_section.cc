@@ -63,12 +63,17 @@ absl::Status ReadPlacements(const SectionReader& reader, std::vector<HeaderPlace
                           fmt::format("write e.g. {}", kPlacementExample));
     }
     if (parts[1] != "header") {
+      // The alias goes through fmt rather than `":" + std::string(alias)`: GCC 12 at -O2/-O3
+      // inlines that operator+ into a memcpy it wrongly reports as overlapping (-Wrestrict,
+      // GCC bug 105329), which broke the Release build.
+      const std::string_view alias_sep = parts.size() == 3 ? ":" : "";
+      const std::string_view alias = parts.size() == 3 ? parts[2] : "";
       return reader.Error(
           "additional_placement",
           fmt::format("entry \"{}\" uses placement \"{}\", which outboxd does not support", entry,
                       parts[1]),
-          fmt::format("place the column as a header instead: \"{}:header{}\"", parts[0],
-                      parts.size() == 3 ? ":" + std::string(parts[2]) : ""));
+          fmt::format("place the column as a header instead: \"{}:header{}{}\"", parts[0],
+                      alias_sep, alias));
     }
     out.push_back({std::string(parts[0]), std::string(parts.size() == 3 ? parts[2] : parts[0])});
   }
