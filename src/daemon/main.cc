@@ -13,9 +13,13 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/types.h"
 #include "config/config.h"
 #include "daemon/exit_codes.h"
 #include "fmt/ranges.h"
+#include "metrics/health.h"
+#include "metrics/metrics.h"
+#include "relay/context.h"
 #include "relay/supervisor.h"
 
 namespace outboxd::daemon {
@@ -96,16 +100,24 @@ int Run(const Options& options) {
   log::Info("outboxd {} starting: tables {}, slot {}, publication {}", OUTBOXD_VERSION,
             fmt::join(tables, ", "), config->postgres.slot, config->postgres.publication);
   SystemClock clock;
-  relay::Metrics metrics;
-  const absl::Status status = relay::RunRelay(*config, clock, metrics, stop_fd);
+  metrics::RelayMetrics metrics;
+  metrics::Health health;
+  relay::StopSignal stop(stop_fd);
+  relay::RelayContext context{.config = *config,
+                              .clock = clock,
+                              .metrics = metrics,
+                              .health = health,
+                              .stop = stop,
+                              .connectors = relay::LiveConnectors(*config)};
+  const absl::Status status = relay::RunRelay(context);
   ::close(stop_fd);
   if (!status.ok()) {
     log::Error("{}", MessageOf(status));
     return ExitCodeFor(status);
   }
   log::Info("exiting: {} events published, {} dead-lettered, confirmed {}",
-            metrics.events_published, metrics.events_dead_lettered,
-            metrics.confirmed_lsn.ToString());
+            metrics::Sum(metrics.events_published), metrics::Sum(metrics.dead_lettered),
+            Lsn(static_cast<uint64_t>(metrics.confirmed_lsn.value())).ToString());
   return kExitOk;
 }
 

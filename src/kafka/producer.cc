@@ -13,37 +13,6 @@
 namespace outboxd::kafka {
 namespace {
 
-// Broker or client verdicts that retrying the same record can never change. Everything else
-// (timeouts, outages, fatal idempotence errors) restarts from the confirmed LSN, which loses
-// nothing, so that is the safe answer for any code not listed here.
-constexpr std::array kRecordRejections = {
-    RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE,
-    RD_KAFKA_RESP_ERR_INVALID_MSG,
-    RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE,
-    RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION,
-    RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE,
-    RD_KAFKA_RESP_ERR_INVALID_RECORD,
-    RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
-    RD_KAFKA_RESP_ERR_POLICY_VIOLATION,
-    RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC,
-    RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
-    RD_KAFKA_RESP_ERR__INVALID_ARG,
-};
-
-// Error-callback codes that mean the client's security settings do not match the broker's
-// listener: SASL refused or impossible, TLS handshake or certificate failure.
-constexpr std::array kAuthenticationErrors = {
-    RD_KAFKA_RESP_ERR__AUTHENTICATION,
-    RD_KAFKA_RESP_ERR__SSL,
-    RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED,
-    RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM,
-    RD_KAFKA_RESP_ERR_ILLEGAL_SASL_STATE,
-    RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED,
-};
-
-constexpr std::string_view kSecurityFix =
-    "check security.protocol, sasl.* and ssl.* in [kafka] against the broker's listener";
-
 // Properties whose change would break per-aggregate order or at-least-once delivery.
 // No local message timeout: a record that times out in the queue while a newer record of its
 // partition is still delivered puts the newer one first, and the replay cannot undo that (the
@@ -54,6 +23,45 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kPinnedPr
     {"message.timeout.ms", "0"},
     {"delivery.timeout.ms", "0"},  // librdkafka's alias of message.timeout.ms.
 }};
+
+class RdKafkaProducer final : public Producer {
+ public:
+  explicit RdKafkaProducer(DeliveryHandler& handler) : handler_(handler) {}
+  ~RdKafkaProducer() override;
+  RdKafkaProducer(const RdKafkaProducer&) = delete;
+  RdKafkaProducer& operator=(const RdKafkaProducer&) = delete;
+
+  // Takes ownership of `conf` (on success and failure alike).
+  absl::Status Init(rd_kafka_conf_t* conf);
+
+  absl::Status Produce(const Record& record, uint64_t tag) override;
+  int event_fd() const override { return event_pipe_[0]; }
+  void Poll() override;
+  bool Flush(int timeout_ms) override;
+  const std::optional<std::string>& fatal_error() const override { return fatal_error_; }
+  const std::optional<std::string>& operator_error() const override { return operator_error_; }
+  bool brokers_down() const override { return brokers_down_; }
+
+ private:
+  static void DeliveryReport(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
+  // Runs on librdkafka's threads; log::Write is safe there.
+  static void LogCallback(const rd_kafka_t* rk, int level, const char* facility,
+                          const char* message);
+  static void ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  void OnReport(const rd_kafka_message_t& message);
+  void OnError(rd_kafka_resp_err_t err, const char* reason);
+
+  struct RdKafkaDeleter {
+    void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+  };
+  DeliveryHandler& handler_;
+  std::unique_ptr<rd_kafka_t, RdKafkaDeleter> rk_;
+  int event_pipe_[2] = {-1, -1};
+  std::optional<std::string> fatal_error_;
+  std::optional<std::string> operator_error_;
+  bool brokers_down_ = false;
+  DeliveryFailure failure_scratch_;  // Reused for failed reports; views valid during OnFailed.
+};
 
 void SetNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -71,28 +79,6 @@ absl::Status CheckPinned(const std::string& name, const std::string& value) {
 
 }  // namespace
 
-FailureKind ClassifyDeliveryError(rd_kafka_resp_err_t err) {
-  const bool rejected =
-      std::find(kRecordRejections.begin(), kRecordRejections.end(), err) != kRecordRejections.end();
-  return rejected ? FailureKind::kRecordRejected : FailureKind::kRestart;
-}
-
-std::optional<std::string> AuthenticationErrorMessage(rd_kafka_resp_err_t err,
-                                                      std::string_view reason) {
-  if (std::find(kAuthenticationErrors.begin(), kAuthenticationErrors.end(), err) ==
-      kAuthenticationErrors.end()) {
-    return std::nullopt;
-  }
-  const std::string_view what = err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED
-                                    ? "Kafka refused the producer (not authorized)"
-                                    : "Kafka authentication failed";
-  std::string fix(kSecurityFix);
-  if (err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED) {
-    fix = "grant the principal IdempotentWrite on the cluster, or " + fix;
-  }
-  return Concat(what, ": ", reason, " (", rd_kafka_err2name(err), "); ", fix);
-}
-
 std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
   return {
       {"client.id", "outboxd"},
@@ -109,9 +95,8 @@ std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
   };
 }
 
-absl::StatusOr<std::unique_ptr<Producer>> Producer::Create(
+absl::StatusOr<std::unique_ptr<Producer>> CreateProducer(
     const std::vector<std::pair<std::string, std::string>>& properties, DeliveryHandler& handler) {
-  std::unique_ptr<Producer> producer(new Producer(handler));
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char errstr[512];
   auto apply = [&](const std::string& name, const std::string& value) -> absl::Status {
@@ -135,10 +120,19 @@ absl::StatusOr<std::unique_ptr<Producer>> Producer::Create(
     rd_kafka_conf_destroy(conf);
     return status;
   }
-  rd_kafka_conf_set_opaque(conf, producer.get());
-  rd_kafka_conf_set_dr_msg_cb(conf, &Producer::DeliveryReport);
-  rd_kafka_conf_set_error_cb(conf, &Producer::ErrorCallback);
-  rd_kafka_conf_set_log_cb(conf, &Producer::LogCallback);
+  auto producer = std::make_unique<RdKafkaProducer>(handler);
+  if (auto s = producer->Init(conf); !s.ok()) return s;
+  return producer;
+}
+
+namespace {
+
+absl::Status RdKafkaProducer::Init(rd_kafka_conf_t* conf) {
+  char errstr[512];
+  rd_kafka_conf_set_opaque(conf, this);
+  rd_kafka_conf_set_dr_msg_cb(conf, &RdKafkaProducer::DeliveryReport);
+  rd_kafka_conf_set_error_cb(conf, &RdKafkaProducer::ErrorCallback);
+  rd_kafka_conf_set_log_cb(conf, &RdKafkaProducer::LogCallback);
   // On success rd_kafka_new takes ownership of conf.
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
   if (rk == nullptr) {
@@ -148,19 +142,19 @@ absl::StatusOr<std::unique_ptr<Producer>> Producer::Create(
                "; fix the [kafka] properties (for TLS and SASL: security.protocol, sasl.* and "
                "ssl.*; see librdkafka's CONFIGURATION.md)"));
   }
-  producer->rk_.reset(rk);
-  if (::pipe2(producer->event_pipe_, O_CLOEXEC) != 0) {
+  rk_.reset(rk);
+  if (::pipe2(event_pipe_, O_CLOEXEC) != 0) {
     return absl::ResourceExhaustedError("cannot create the Kafka event pipe");
   }
-  SetNonBlocking(producer->event_pipe_[0]);
-  SetNonBlocking(producer->event_pipe_[1]);
+  SetNonBlocking(event_pipe_[0]);
+  SetNonBlocking(event_pipe_[1]);
   rd_kafka_queue_t* main_queue = rd_kafka_queue_get_main(rk);
-  rd_kafka_queue_io_event_enable(main_queue, producer->event_pipe_[1], "1", 1);
+  rd_kafka_queue_io_event_enable(main_queue, event_pipe_[1], "1", 1);
   rd_kafka_queue_destroy(main_queue);
-  return producer;
+  return absl::OkStatus();
 }
 
-Producer::~Producer() {
+RdKafkaProducer::~RdKafkaProducer() {
   if (rk_) {
     // Whatever is still queued will be replayed from the confirmed LSN; do not wait for it.
     rd_kafka_purge(rk_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
@@ -171,7 +165,7 @@ Producer::~Producer() {
   }
 }
 
-absl::Status Producer::Produce(const Record& record, uint64_t tag) {
+absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
   rd_kafka_headers_t* headers = nullptr;
   if (!record.headers.empty()) {
     headers = rd_kafka_headers_new(record.headers.size());
@@ -196,15 +190,20 @@ absl::Status Producer::Produce(const Record& record, uint64_t tag) {
   if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
     return absl::ResourceExhaustedError("Kafka producer queue is full");
   }
-  const std::string reason = Concat("Kafka rejected the record for topic ", topic, ": ",
-                                    rd_kafka_err2str(err), " (", rd_kafka_err2name(err), ")");
-  if (ClassifyDeliveryError(err) == FailureKind::kRecordRejected) {
-    return absl::InvalidArgumentError(reason);
+  const std::string reason =
+      Concat("Kafka rejected the record for topic ", topic, ": ", DescribeError(err));
+  switch (ClassifyError(err)) {
+    case ErrorVerdict::kRecordRejected:
+      return absl::InvalidArgumentError(reason);
+    case ErrorVerdict::kOperatorError:
+      return absl::PermissionDeniedError(Concat(reason, "; ", OperatorFix(err, topic)));
+    case ErrorVerdict::kReplay:
+      return absl::UnavailableError(reason);
   }
   return absl::UnavailableError(reason);
 }
 
-void Producer::Poll() {
+void RdKafkaProducer::Poll() {
   char drain[64];
   while (::read(event_pipe_[0], drain, sizeof drain) > 0) {
   }
@@ -213,26 +212,56 @@ void Producer::Poll() {
   }
 }
 
-bool Producer::Flush(int timeout_ms) {
+bool RdKafkaProducer::Flush(int timeout_ms) {
   return rd_kafka_flush(rk_.get(), timeout_ms) == RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
-void Producer::DeliveryReport(rd_kafka_t* /*rk*/, const rd_kafka_message_t* message, void* opaque) {
-  auto* self = static_cast<Producer*>(opaque);
-  const auto tag = reinterpret_cast<uint64_t>(message->_private);
-  if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    if (self->brokers_down_) {
-      log::Info("Kafka is reachable again; deliveries resumed");
-      self->brokers_down_ = false;
-    }
-    self->handler_.OnDelivered(tag);
-  } else {
-    self->handler_.OnFailed(tag, message->err, *message);
-  }
+void RdKafkaProducer::DeliveryReport(rd_kafka_t* /*rk*/, const rd_kafka_message_t* message,
+                                     void* opaque) {
+  static_cast<RdKafkaProducer*>(opaque)->OnReport(*message);
 }
 
-void Producer::LogCallback(const rd_kafka_t* /*rk*/, int level, const char* facility,
-                           const char* message) {
+std::optional<std::string_view> View(const void* data, size_t size) {
+  if (data == nullptr) return std::nullopt;
+  return std::string_view(static_cast<const char*>(data), size);
+}
+
+void RdKafkaProducer::OnReport(const rd_kafka_message_t& message) {
+  const auto tag = reinterpret_cast<uint64_t>(message._private);
+  if (message.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    if (brokers_down_) {
+      log::Info("Kafka is reachable again; deliveries resumed");
+      brokers_down_ = false;
+    }
+    handler_.OnDelivered(tag);
+    return;
+  }
+  DeliveryFailure& f = failure_scratch_;
+  f.verdict = ClassifyError(message.err);
+  f.code = rd_kafka_err2name(message.err);
+  f.reason = DescribeError(message.err);
+  f.topic = rd_kafka_topic_name(message.rkt);
+  f.operator_fix = OperatorFix(message.err, f.topic);
+  f.key = View(message.key, message.key_len);
+  f.value = View(message.payload, message.len);
+  f.headers.clear();
+  rd_kafka_headers_t* headers = nullptr;
+  // rd_kafka_message_headers takes a non-const message but only reads it.
+  if (rd_kafka_message_headers(&message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    const char* name = nullptr;
+    const void* value = nullptr;
+    size_t size = 0;
+    for (size_t i = 0;
+         rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+         ++i) {
+      f.headers.push_back({name, View(value, size)});
+    }
+  }
+  handler_.OnFailed(tag, f);
+}
+
+void RdKafkaProducer::LogCallback(const rd_kafka_t* /*rk*/, int level, const char* facility,
+                                  const char* message) {
   // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug.
   const log::Level ours = level <= 3   ? log::Level::kError
                           : level == 4 ? log::Level::kWarn
@@ -241,11 +270,11 @@ void Producer::LogCallback(const rd_kafka_t* /*rk*/, int level, const char* faci
   if (log::Enabled(ours)) log::Write(ours, Concat("librdkafka ", facility, ": ", message));
 }
 
-void Producer::ErrorCallback(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
-  static_cast<Producer*>(opaque)->OnError(static_cast<rd_kafka_resp_err_t>(err), reason);
+void RdKafkaProducer::ErrorCallback(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
+  static_cast<RdKafkaProducer*>(opaque)->OnError(static_cast<rd_kafka_resp_err_t>(err), reason);
 }
 
-void Producer::OnError(rd_kafka_resp_err_t err, const char* reason) {
+void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {
   if (err == RD_KAFKA_RESP_ERR__FATAL) {
     char fatal[512];
     const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal);
@@ -254,9 +283,9 @@ void Producer::OnError(rd_kafka_resp_err_t err, const char* reason) {
                *fatal_error_);
     return;
   }
-  if (std::optional<std::string> auth = AuthenticationErrorMessage(err, reason)) {
-    if (!auth_error_) log::Error("{}", *auth);
-    auth_error_ = std::move(auth);
+  if (std::optional<std::string> message = OperatorErrorMessage(err, reason)) {
+    if (!operator_error_) log::Error("{}", *message);
+    operator_error_ = std::move(message);
     return;
   }
   if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
@@ -270,5 +299,7 @@ void Producer::OnError(rd_kafka_resp_err_t err, const char* reason) {
   if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__RESOLVE) return;
   log::Warn("Kafka: {} ({})", reason, rd_kafka_err2name(err));
 }
+
+}  // namespace
 
 }  // namespace outboxd::kafka

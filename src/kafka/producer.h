@@ -1,7 +1,7 @@
 #pragma once
-// RAII over an idempotent librdkafka producer whose events are served on the loop thread.
-
-#include <librdkafka/rdkafka.h>
+// Producing records to Kafka: the interface the relay's publisher uses, and its librdkafka
+// implementation (an idempotent producer whose events are served on the loop thread).
+// librdkafka's types stay inside src/kafka: delivery reports arrive already translated.
 
 #include <cstdint>
 #include <memory>
@@ -13,13 +13,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/record.h"
+#include "kafka/delivery_error.h"
 
 namespace outboxd::kafka {
-
-struct Header {
-  std::string_view name;
-  std::optional<std::string_view> value;  // nullopt = null header value
-};
 
 // One record to produce. Views need only live for the Produce call (librdkafka copies).
 struct Record {
@@ -29,84 +26,60 @@ struct Record {
   std::span<const Header> headers;
 };
 
-// What a failed delivery means for the relay (DESIGN.md invariants 6 and 7).
-enum class FailureKind {
-  kRecordRejected,  // This record can never be accepted: route it to the dead-letter topic.
-  kRestart,         // Anything else: tear down and replay from the confirmed LSN.
+// A delivery that failed, translated from librdkafka's report. Views are valid only during
+// the DeliveryHandler call.
+struct DeliveryFailure {
+  ErrorVerdict verdict;
+  std::string_view code;     // librdkafka's error name, e.g. "MSG_SIZE_TOO_LARGE"; a metric label.
+  std::string reason;        // DescribeError(): name and description.
+  std::string operator_fix;  // OperatorFix() for kOperatorError, empty otherwise.
+  std::string_view topic;
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  std::vector<Header> headers;
 };
-FailureKind ClassifyDeliveryError(rd_kafka_resp_err_t err);
 
-// What to tell the operator when librdkafka's error callback reports `err` with `reason`: the
-// message naming the cause and the fix when `err` means the client cannot authenticate or
-// set up TLS with the broker (a configuration problem no retry will fix), nullopt otherwise.
-std::optional<std::string> AuthenticationErrorMessage(rd_kafka_resp_err_t err,
-                                                      std::string_view reason);
-
-// Receives delivery reports. Called only inside Producer::Poll, on the loop thread.
+// Receives delivery reports. Called only inside Producer::Poll or Flush, on the loop thread.
 class DeliveryHandler {
  public:
   virtual ~DeliveryHandler() = default;
   virtual void OnDelivered(uint64_t tag) = 0;
-  // `message` (topic, key, value, headers) is valid only during the call.
-  virtual void OnFailed(uint64_t tag, rd_kafka_resp_err_t err,
-                        const rd_kafka_message_t& message) = 0;
+  virtual void OnFailed(uint64_t tag, const DeliveryFailure& failure) = 0;
+};
+
+class Producer {
+ public:
+  virtual ~Producer() = default;
+
+  // Hands one record over, tagged with `tag` for its delivery report.
+  // ResourceExhausted: the local queue is full (backpressure: Poll, then retry).
+  // InvalidArgument: this record can never be produced (dead-letter it).
+  // PermissionDenied: an operator error (credentials, ACLs); the message names the fix.
+  // Unavailable: the producer is unusable (restart).
+  virtual absl::Status Produce(const Record& record, uint64_t tag) = 0;
+  // File descriptor that becomes readable when events (delivery reports, errors) are queued.
+  virtual int event_fd() const = 0;
+  // Serves queued events without blocking; delivery callbacks run here.
+  virtual void Poll() = 0;
+  // Waits up to `timeout_ms` for queued records to be delivered, serving delivery callbacks;
+  // true when none remain.
+  virtual bool Flush(int timeout_ms) = 0;
+  // Set when the producer can no longer be used (a fatal librdkafka error): restart.
+  virtual const std::optional<std::string>& fatal_error() const = 0;
+  // Set (and kept) once the broker refused authentication, TLS failed or the producer is not
+  // authorized: permanent, so the relay should stop rather than retry. Names cause and fix.
+  virtual const std::optional<std::string>& operator_error() const = 0;
+  // True while every broker is unreachable, as last reported.
+  virtual bool brokers_down() const = 0;
 };
 
 // Defaults outboxd applies before the user's properties (DESIGN.md section 4).
 std::vector<std::pair<std::string, std::string>> DefaultProducerProperties();
 
-class Producer {
- public:
-  // Builds a producer from the defaults then `properties`. InvalidArgument names an unknown
-  // or invalid property, or one that would break ordering/durability (idempotence, acks).
-  // `handler` must outlive the Producer.
-  static absl::StatusOr<std::unique_ptr<Producer>> Create(
-      const std::vector<std::pair<std::string, std::string>>& properties, DeliveryHandler& handler);
-  ~Producer();
-  Producer(const Producer&) = delete;
-  Producer& operator=(const Producer&) = delete;
-
-  // Hands one record to librdkafka, tagged with `tag` for its delivery report.
-  // ResourceExhausted: the local queue is full (backpressure: Poll, then retry).
-  // InvalidArgument: this record can never be produced (dead-letter it).
-  // Unavailable: the producer is unusable (restart).
-  absl::Status Produce(const Record& record, uint64_t tag);
-
-  // File descriptor that becomes readable when events (delivery reports, errors) are queued.
-  int event_fd() const { return event_pipe_[0]; }
-  // Serves queued events without blocking; delivery callbacks run here.
-  void Poll();
-  // Waits up to `timeout_ms` for all queued records to be delivered; true when none remain.
-  bool Flush(int timeout_ms);
-  // Records queued or in flight inside librdkafka.
-  int OutstandingRecords() const { return rd_kafka_outq_len(rk_.get()); }
-  // Set when librdkafka raised a fatal error (e.g. idempotence broken): restart.
-  const std::optional<std::string>& fatal_error() const { return fatal_error_; }
-  // Set (and kept) once a broker refused authentication or TLS failed (bad security.protocol,
-  // sasl.* or ssl.* settings): permanent, so the relay should stop rather than retry. The
-  // text names the cause and the fix. Updated inside Poll, on the loop thread.
-  const std::optional<std::string>& auth_error() const { return auth_error_; }
-  // True while every broker is unreachable, as last reported by librdkafka.
-  bool brokers_down() const { return brokers_down_; }
-
- private:
-  Producer(DeliveryHandler& handler) : handler_(handler) {}
-  static void DeliveryReport(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
-  // Runs on librdkafka's threads; log::Write is safe there.
-  static void LogCallback(const rd_kafka_t* rk, int level, const char* facility,
-                          const char* message);
-  static void ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque);
-  void OnError(rd_kafka_resp_err_t err, const char* reason);
-
-  struct RdKafkaDeleter {
-    void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-  };
-  DeliveryHandler& handler_;
-  std::unique_ptr<rd_kafka_t, RdKafkaDeleter> rk_;
-  int event_pipe_[2] = {-1, -1};
-  std::optional<std::string> fatal_error_;
-  std::optional<std::string> auth_error_;
-  bool brokers_down_ = false;
-};
+// Builds a librdkafka producer from the defaults then `properties`. InvalidArgument names an
+// unknown or invalid property, or one that would break ordering/durability (idempotence,
+// acks, local timeouts). `handler` must outlive the producer.
+absl::StatusOr<std::unique_ptr<Producer>> CreateProducer(
+    const std::vector<std::pair<std::string, std::string>>& properties, DeliveryHandler& handler);
 
 }  // namespace outboxd::kafka

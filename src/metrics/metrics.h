@@ -69,7 +69,8 @@ class Family {
 
   Metric& With(std::string_view label_value) {
     absl::MutexLock lock(&mu_);
-    auto& slot = children_[label_value];
+    // Debian's abseil has its own string_view; look up through it without a copy.
+    auto& slot = children_[absl::string_view(label_value.data(), label_value.size())];
     if (!slot) slot = std::make_unique<Metric>();
     return *slot;
   }
@@ -87,6 +88,13 @@ class Family {
   mutable absl::Mutex mu_;
   absl::node_hash_map<std::string, std::unique_ptr<Metric>> children_ ABSL_GUARDED_BY(mu_);
 };
+
+// The sum over all children of a counter family (e.g. events published to any topic).
+inline uint64_t Sum(const Family<Counter>& family) {
+  uint64_t total = 0;
+  for (const auto& [label, child] : family.Children()) total += child->value();
+  return total;
+}
 
 // Every metric outboxd exports, by the name it is exported under. One instance per process,
 // created before the relay starts and outliving it and the HTTP server.

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "common/record.h"
 #include "common/types.h"
 #include "config/config.h"
 #include "config/topic.h"
@@ -18,11 +19,6 @@
 #include "pgoutput/messages.h"
 
 namespace outboxd::outbox {
-
-struct Header {
-  std::string_view name;
-  std::optional<std::string_view> value;  // nullopt = a header with a null value.
-};
 
 // One Kafka record to produce. Views point into the decoded WAL message (valid until the next
 // one), into the Mapper's OutboxConfig, or into the owned_* strings below; so an event is

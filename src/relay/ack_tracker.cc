@@ -4,10 +4,10 @@
 
 namespace outboxd::relay {
 
-AckTracker::TxId AckTracker::Begin() {
+AckTracker::TxId AckTracker::Begin(int64_t commit_time_us) {
   assert(!open_);
   open_ = true;
-  entries_.push_back(Entry{});
+  entries_.push_back(Entry{.end_lsn = Lsn(), .commit_time_us = commit_time_us});
   return front_id_ + entries_.size() - 1;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 
 #include "common/types.h"
 
@@ -17,8 +18,9 @@ class AckTracker {
   // Identifies a transaction for the records produced in it; carried in each record's opaque.
   using TxId = uint64_t;
 
-  // Opens the transaction a Begin announced. Requires !InTransaction().
-  TxId Begin();
+  // Opens the transaction a Begin announced, committed on the server at `commit_time_us`
+  // (µs since 2000-01-01, from Begin). Requires !InTransaction().
+  TxId Begin(int64_t commit_time_us = 0);
   // One more record of the open transaction was handed to Kafka. Requires InTransaction().
   void AddRecord();
   // The open transaction's Commit arrived. Requires InTransaction().
@@ -35,10 +37,16 @@ class AckTracker {
   // Records handed to Kafka and not yet acknowledged, over all transactions.
   uint64_t outstanding_records() const { return outstanding_records_; }
   size_t pending_transactions() const { return entries_.size(); }
+  // Commit time of the oldest transaction not yet safe to confirm; nullopt when none is.
+  std::optional<int64_t> OldestPendingCommitTime() const {
+    if (entries_.empty()) return std::nullopt;
+    return entries_.front().commit_time_us;
+  }
 
  private:
   struct Entry {
     Lsn end_lsn;
+    int64_t commit_time_us = 0;
     uint32_t outstanding = 0;
     bool committed = false;
   };

@@ -10,11 +10,6 @@ std::optional<std::string> Owned(std::optional<std::string_view> view) {
   return std::string(*view);
 }
 
-std::optional<std::string> Owned(const void* data, size_t size) {
-  if (data == nullptr) return std::nullopt;
-  return std::string(static_cast<const char*>(data), size);
-}
-
 }  // namespace
 
 DeadLetter DeadLetter::FromEvent(const outbox::OutboxEvent& event, const RecordOrigin& origin) {
@@ -24,27 +19,15 @@ DeadLetter DeadLetter::FromEvent(const outbox::OutboxEvent& event, const RecordO
   return dl;
 }
 
-DeadLetter DeadLetter::FromReport(const rd_kafka_message_t& message, bool already_dead_letter,
-                                  std::string_view reason, std::string_view table,
-                                  const RecordOrigin& origin) {
-  DeadLetter dl{.origin = origin,
-                .key = Owned(message.key, message.key_len),
-                .value = Owned(message.payload, message.len),
-                .headers = {}};
-  rd_kafka_headers_t* headers = nullptr;
-  if (rd_kafka_message_headers(&message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    const char* name = nullptr;
-    const void* value = nullptr;
-    size_t size = 0;
-    for (size_t i = 0;
-         rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
-         ++i) {
-      dl.headers.emplace_back(name, Owned(value, size));
-    }
-  }
+DeadLetter DeadLetter::FromReport(const kafka::DeliveryFailure& failure, bool already_dead_letter,
+                                  std::string_view table, const RecordOrigin& origin) {
+  DeadLetter dl{
+      .origin = origin, .key = Owned(failure.key), .value = Owned(failure.value), .headers = {}};
+  for (const Header& h : failure.headers)
+    dl.headers.emplace_back(std::string(h.name), Owned(h.value));
   if (!already_dead_letter) {
-    dl.headers.emplace_back(outbox::kErrorHeader, std::string(reason));
-    dl.headers.emplace_back(kTopicHeader, rd_kafka_topic_name(message.rkt));
+    dl.headers.emplace_back(outbox::kErrorHeader, failure.reason);
+    dl.headers.emplace_back(kTopicHeader, std::string(failure.topic));
     dl.headers.emplace_back(outbox::kTableHeader, std::string(table));
     dl.headers.emplace_back(outbox::kLsnHeader, origin.lsn.ToString());
     dl.headers.emplace_back(outbox::kXidHeader, Concat(origin.xid.value));
@@ -59,8 +42,7 @@ bool DeadLetter::DropValue() {
   return true;
 }
 
-kafka::Record DeadLetter::AsRecord(const std::string& topic,
-                                   std::vector<kafka::Header>& scratch) const {
+kafka::Record DeadLetter::AsRecord(const std::string& topic, std::vector<Header>& scratch) const {
   scratch.clear();
   for (const auto& [name, v] : headers) {
     scratch.push_back({name, v ? std::optional<std::string_view>(*v) : std::nullopt});

@@ -2,8 +2,7 @@
 // Records on their way to the dead-letter topic (DESIGN.md invariant 7), with owned storage
 // because they outlive the WAL buffer or delivery report they came from.
 
-#include <librdkafka/rdkafka.h>
-
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +23,7 @@ struct RecordOrigin {
   Lsn lsn;
   Xid xid;
   RelationId relation;
+  int64_t commit_time_us = 0;  // When the transaction committed (µs since 2000-01-01).
 };
 
 // Header added when a record was too large even for the dead-letter topic and its value was
@@ -41,16 +41,15 @@ struct DeadLetter {
   // Copies the record that Mapper::MapDeadLetter built.
   static DeadLetter FromEvent(const outbox::OutboxEvent& event, const RecordOrigin& origin);
   // Copies a record Kafka refused out of its delivery report. Unless it was already a
-  // dead-letter record, adds the outboxd.* headers naming `reason`, its topic and its origin.
-  static DeadLetter FromReport(const rd_kafka_message_t& message, bool already_dead_letter,
-                               std::string_view reason, std::string_view table,
-                               const RecordOrigin& origin);
+  // dead-letter record, adds the outboxd.* headers naming the reason, its topic and origin.
+  static DeadLetter FromReport(const kafka::DeliveryFailure& failure, bool already_dead_letter,
+                               std::string_view table, const RecordOrigin& origin);
 
   // Replaces the value with null and records its size in kValueDroppedHeader.
   // Returns false when there was no value to drop.
   bool DropValue();
   // A view for Producer::Produce; `scratch` holds the header views and must outlive the call.
-  kafka::Record AsRecord(const std::string& topic, std::vector<kafka::Header>& scratch) const;
+  kafka::Record AsRecord(const std::string& topic, std::vector<Header>& scratch) const;
 };
 
 }  // namespace outboxd::relay

@@ -1,94 +1,87 @@
 #pragma once
-// One replication session: Postgres slot → mapper → Kafka, confirming only what Kafka has
-// acknowledged. Built from scratch on every (re)start, so all state comes from the slot's
-// confirmed LSN (DESIGN.md invariant 6).
+// The life of a row, from the socket to the confirmed LSN:
+//   1. pg/replication_stream.cc reads a CopyData message off the walsender's socket;
+//   2. relay/replication_session.cc unframes it (pg/replication_protocol.cc), answers
+//      keepalives and hands the pgoutput bytes to this loop;
+//   3. pgoutput/decoder.cc decodes Begin/Relation/Insert/Commit; this loop opens and commits
+//      the transaction in relay/ack_tracker.cc;
+//   4. outbox/mapper.cc turns an outbox Insert into an OutboxEvent (topic, key, value, headers);
+//   5. relay/publisher.cc hands it to kafka/producer.cc (librdkafka), remembering it in flight;
+//      a row that cannot be mapped or produced goes to the dead-letter topic instead;
+//   6. the delivery report comes back through Publisher::OnDelivered, which acknowledges the
+//      record in the AckTracker;
+//   7. once the transaction and all before it are acknowledged, ReplicationSession confirms
+//      its Commit.end_lsn to Postgres in the next standby status update.
+//
+// Pipeline is the thin loop that connects the two stages for one session. It is built anew
+// on every (re)start, so all state comes from the slot's confirmed LSN (DESIGN.md
+// invariant 6).
 
 #include <chrono>
-#include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
-#include <string>
+#include <string_view>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "common/clock.h"
-#include "common/types.h"
-#include "config/config.h"
-#include "kafka/producer.h"
 #include "outbox/mapper.h"
-#include "pg/replication_stream.h"
 #include "pgoutput/messages.h"
 #include "relay/ack_tracker.h"
-#include "relay/dead_letter.h"
-#include "relay/metrics.h"
+#include "relay/context.h"
+#include "relay/publisher.h"
+#include "relay/replication_session.h"
 
 namespace outboxd::relay {
 
-class Pipeline final : private kafka::DeliveryHandler {
+class Pipeline {
  public:
-  // `config`, `clock` and `metrics` must outlive the Pipeline. `stop_fd` becomes readable when
-  // the process is asked to stop (a signalfd); Run then drains and returns OK.
-  Pipeline(const config::Config& config, const Clock& clock, Metrics& metrics, int stop_fd);
+  // `context` must outlive the Pipeline.
+  explicit Pipeline(RelayContext& context);
 
-  // Connects, streams until asked to stop (OK) or until something fails. Unavailable means
-  // "restart me from the confirmed LSN"; any other error is not worth retrying.
+  // Connects, streams until asked to stop or until something fails. After a stop it drains
+  // (bounded by shutdown_timeout_ms), confirms what Kafka acknowledged and returns OK, or the
+  // error that kept it from confirming. Unavailable means "restart me from the confirmed
+  // LSN"; any other error is not worth retrying.
   absl::Status Run();
+
+  // Which side failed, for the restarts metric: "postgres", "kafka" or "slot".
+  std::string_view failure_cause() const { return failure_cause_; }
+  // True once streaming started (the connection and the producer were established).
+  bool connected() const { return session_ != nullptr; }
 
  private:
   absl::Status Connect();
   absl::Status Loop();
   absl::Status PollOnce();
   absl::Status ReadReplication();
-  void LogStopSignal();
-  // ResourceExhausted: Kafka's queue is full; keep `buffer` and call again later.
-  absl::Status HandleCopyData(const pg::CopyBuffer& buffer);
+  // ResourceExhausted: Kafka's queue is full; keep the message and call again later.
+  absl::Status HandleWal(const WalMessage& wal);
   absl::Status HandleMessage(const pgoutput::Message& message, Lsn wal_start);
   absl::Status HandleInsert(const pgoutput::Insert& insert, Lsn wal_start);
   absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
-                             std::string_view reason);
-  // Hands `record` to Kafka, remembering `origin` until its delivery report.
-  absl::Status Produce(const kafka::Record& record, const RecordOrigin& origin);
-  absl::Status ProduceDeadLetters();
-  absl::Status SendStatus();
-  Lsn ConfirmableLsn() const;
+                             std::string_view reason, std::string_view label);
+  absl::Status CheckStages();
+  void ReportProducerHealth();
   void LogProgress(std::chrono::steady_clock::time_point now);
   absl::Status Shutdown();
 
-  // kafka::DeliveryHandler; called inside Producer::Poll on the loop thread.
-  void OnDelivered(uint64_t tag) override;
-  void OnFailed(uint64_t tag, rd_kafka_resp_err_t err, const rd_kafka_message_t& message) override;
-  void NoteUnknownReport(uint64_t tag);
-
+  RelayContext& ctx_;
   const config::Config& config_;
-  const Clock& clock_;
-  Metrics& metrics_;
-  const int stop_fd_;
-
-  std::optional<pg::ReplicationStream> stream_;
-  std::unique_ptr<kafka::Producer> producer_;
   outbox::Mapper mapper_;
   AckTracker tracker_;
-  outbox::OutboxEvent event_;                  // Reused for every row.
-  std::vector<kafka::Header> header_scratch_;  // Views into event_, reused for every row.
+  std::unique_ptr<Publisher> publisher_;
+  std::unique_ptr<ReplicationSession> session_;
+  outbox::OutboxEvent event_;  // Reused for every row.
 
-  std::optional<pg::CopyBuffer> blocked_;  // Message waiting for room in Kafka's queue.
-  std::deque<DeadLetter> dead_letters_;    // Waiting for room in Kafka's queue.
-  // Records handed to Kafka and not yet reported on, by the sequence number in their opaque;
-  // bounded by the producer's queue size.
-  absl::flat_hash_map<uint64_t, RecordOrigin> in_flight_;
-  uint64_t next_record_seq_ = 0;
-  std::optional<std::string> restart_reason_;  // Set by a delivery failure that needs a replay.
+  std::optional<WalMessage> blocked_;  // Message waiting for room in Kafka's queue.
   bool stopping_ = false;
+  std::string_view failure_cause_ = "postgres";
+  std::optional<bool> producer_healthy_;  // Last value reported to Health.
 
   AckTracker::TxId current_tx_ = 0;
   Xid current_xid_;
-  Lsn received_lsn_;   // Newest WAL position received.
-  Lsn keepalive_lsn_;  // Newest keepalive WAL end: safe whenever the tracker is idle.
-  Lsn confirmed_lsn_;  // Newest flush position sent; never goes back.
-  std::chrono::steady_clock::time_point next_status_;
+  int64_t current_commit_time_us_ = 0;
   std::chrono::steady_clock::time_point next_progress_;
-  uint64_t progress_published_ = 0;  // events_published at the last progress line.
+  uint64_t progress_published_ = 0;  // Events published at the last progress line.
 };
 
 }  // namespace outboxd::relay

@@ -15,17 +15,14 @@
 #include "pgoutput/messages.h"
 #include "support/pgoutput_encoder.h"
 
-namespace outboxd::outbox {
+namespace outboxd {
 
-// Lets gmock compare and print headers; found by ADL.
-inline bool operator==(const Header& a, const Header& b) {
-  return a.name == b.name && a.value == b.value;
-}
+// Lets gmock print headers; found by ADL.
 inline void PrintTo(const Header& h, std::ostream* os) {
   *os << h.name << "=" << (h.value ? std::string(*h.value) : std::string("<null>"));
 }
 
-}  // namespace outboxd::outbox
+}  // namespace outboxd
 
 namespace outboxd::outbox::testing {
 

@@ -1,0 +1,44 @@
+#include "common/log.h"
+#include "pg/connection.h"
+#include "pg/slot_setup.h"
+#include "relay/context.h"
+
+namespace outboxd::relay {
+namespace {
+
+pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
+  pg::SetupOptions options{.slot = pg.slot,
+                           .publication = pg.publication,
+                           .tables = {},
+                           .create_missing = pg.create_slot};
+  for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
+    const config::PostgresConfig& pg) {
+  auto conn = pg::Connection::Open(pg.conninfo);
+  if (!conn.ok()) return conn.status();
+  auto identity = pg::PrepareReplication(*conn, ToSetupOptions(pg));
+  if (!identity.ok()) return identity.status();
+  auto stream = pg::ReplicationStream::Start(std::move(*conn),
+                                             {.slot = pg.slot, .publication = pg.publication});
+  if (!stream.ok()) return stream.status();
+  log::Info("streaming slot {} of database {} (system {}, timeline {}) to Kafka", pg.slot,
+            identity->database, identity->system_id, identity->timeline);
+  return std::make_unique<pg::ReplicationStream>(std::move(*stream));
+}
+
+}  // namespace
+
+Connectors LiveConnectors(const config::Config& config) {
+  return Connectors{
+      .replication = [&config] { return StartReplication(config.postgres); },
+      .producer =
+          [&config](kafka::DeliveryHandler& handler) {
+            return kafka::CreateProducer(config.kafka, handler);
+          },
+  };
+}
+
+}  // namespace outboxd::relay

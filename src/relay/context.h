@@ -1,0 +1,47 @@
+#pragma once
+// What one relay run is given: the clock, the metrics and health it reports to, the stop
+// request, and how it reaches Postgres and Kafka (real connections, or fakes in tests).
+
+#include <poll.h>
+
+#include <functional>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "config/config.h"
+#include "metrics/health.h"
+#include "metrics/metrics.h"
+#include "pg/replication_stream.h"
+#include "relay/publisher.h"
+#include "relay/stop_signal.h"
+
+namespace outboxd::relay {
+
+struct Connectors {
+  // Connects to Postgres, prepares the publication and slot, and starts streaming from the
+  // slot's confirmed position. Errors as pg::PrepareReplication and ReplicationStream::Start.
+  std::function<absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>>()> replication;
+  ProducerFactory producer;
+  // ::poll, or a test's stand-in that advances a fake clock instead of sleeping.
+  std::function<int(pollfd* fds, nfds_t count, int timeout_ms)> poll = ::poll;
+};
+
+// Real libpq and librdkafka connections for `config`, which must outlive the result.
+Connectors LiveConnectors(const config::Config& config);
+
+// Everything here must outlive the relay run it is given to. Used on the loop thread only,
+// except metrics and health, which are thread-safe.
+struct RelayContext {
+  const config::Config& config;
+  const Clock& clock;
+  metrics::RelayMetrics& metrics;
+  metrics::Health& health;
+  StopSignal& stop;
+  Connectors connectors;
+  // OK while the slot is safe to stream from; the error to stop with once it is lost (checked
+  // every loop iteration, so it must be cheap: e.g. an atomic set by the slot monitor).
+  std::function<absl::Status()> slot_check = [] { return absl::OkStatus(); };
+};
+
+}  // namespace outboxd::relay

@@ -1,0 +1,166 @@
+#include "relay/publisher.h"
+
+#include <algorithm>
+
+#include "common/log.h"
+#include "common/status.h"
+#include "common/strings.h"
+
+namespace outboxd::relay {
+
+absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(
+    const ProducerFactory& factory, AckTracker& tracker, const outbox::Mapper& mapper,
+    const config::OutboxConfig& config, const Clock& clock, metrics::RelayMetrics& metrics) {
+  std::unique_ptr<Publisher> publisher(new Publisher(tracker, mapper, config, clock, metrics));
+  auto producer = factory(*publisher);
+  if (!producer.ok()) return producer.status();
+  publisher->producer_ = std::move(*producer);
+  return publisher;
+}
+
+Publisher::Publisher(AckTracker& tracker, const outbox::Mapper& mapper,
+                     const config::OutboxConfig& config, const Clock& clock,
+                     metrics::RelayMetrics& metrics)
+    : tracker_(tracker), mapper_(mapper), config_(config), clock_(clock), metrics_(metrics) {}
+
+absl::Status Publisher::Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin) {
+  header_scratch_.assign(event.headers.begin(), event.headers.end());
+  absl::Status s = Produce(
+      {.topic = event.topic, .key = event.key, .value = event.value, .headers = header_scratch_},
+      origin);
+  if (s.ok()) tracker_.AddRecord();
+  return s;
+}
+
+void Publisher::QueueDeadLetter(DeadLetter dead_letter, std::string_view reason) {
+  tracker_.AddRecord();
+  metrics_.dead_lettered.With(reason).Add();
+  dead_letters_.push_back(std::move(dead_letter));
+}
+
+absl::Status Publisher::ProduceDeadLetters() {
+  while (!dead_letters_.empty()) {
+    DeadLetter& dl = dead_letters_.front();
+    absl::Status s = Produce(dl.AsRecord(config_.dead_letter_topic, header_scratch_), dl.origin);
+    if (absl::IsResourceExhausted(s)) return absl::OkStatus();
+    if (absl::IsInvalidArgument(s) && dl.DropValue()) {
+      log::Warn("{}; dead-lettering the row without its value", MessageOf(s));
+      continue;
+    }
+    if (absl::IsInvalidArgument(s)) {
+      // Replaying would hit the same refusal forever: stop, with the row still unconfirmed.
+      return absl::FailedPreconditionError(Concat(
+          "the dead-letter topic ", config_.dead_letter_topic,
+          " refuses even a record without value (", MessageOf(s),
+          "); nothing was lost, the slot stays before the row at WAL ", dl.origin.lsn.ToString(),
+          "; fix the topic (create it, raise its max.message.bytes, check its policies) or set "
+          "[outbox] dead_letter_topic, then restart"));
+    }
+    if (!s.ok()) return s;
+    dead_letters_.pop_front();
+  }
+  return absl::OkStatus();
+}
+
+Publisher::TopicCounters* Publisher::CountersFor(const std::string& topic) {
+  auto it = topic_counters_.find(topic);
+  if (it == topic_counters_.end()) {
+    it = topic_counters_
+             .emplace(topic, TopicCounters{.events = &metrics_.events_published.With(topic),
+                                           .bytes = &metrics_.bytes_published.With(topic)})
+             .first;
+  }
+  return &it->second;
+}
+
+absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin& origin) {
+  const uint64_t seq = next_record_seq_++;
+  absl::Status s = producer_->Produce(record, seq);
+  if (!s.ok()) return s;
+  const uint64_t bytes =
+      (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
+  in_flight_.emplace(
+      seq, InFlight{.origin = origin, .counters = CountersFor(record.topic), .bytes = bytes});
+  metrics_.events_in_flight.Set(static_cast<double>(in_flight_.size()));
+  return s;
+}
+
+void Publisher::Poll() {
+  producer_->Poll();
+  const bool down = producer_->brokers_down();
+  if (brokers_were_down_ && !down) metrics_.reconnects.With("kafka").Add();
+  brokers_were_down_ = down;
+  metrics_.events_in_flight.Set(static_cast<double>(in_flight_.size()));
+}
+
+void Publisher::OnDelivered(uint64_t tag) {
+  auto node = in_flight_.extract(tag);
+  if (!node) {
+    // Cannot happen unless librdkafka reports a record twice; replaying is the safe answer.
+    return Fail(absl::UnavailableError(Concat("delivery report for unknown record ", tag)));
+  }
+  const InFlight& record = node.mapped();
+  tracker_.Acknowledge(record.origin.tx);
+  record.counters->events->Add();
+  record.counters->bytes->Add(record.bytes);
+  if (record.origin.commit_time_us > 0) {
+    const int64_t age_us = clock_.PostgresNowMicros() - record.origin.commit_time_us;
+    metrics_.commit_to_ack_seconds.Observe(static_cast<double>(std::max<int64_t>(age_us, 0)) / 1e6);
+  }
+}
+
+void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
+  auto node = in_flight_.extract(tag);
+  if (!node)
+    return Fail(absl::UnavailableError(Concat("delivery report for unknown record ", tag)));
+  const RecordOrigin origin = node.mapped().origin;
+  metrics_.delivery_errors.With(failure.code).Add();
+  const bool was_dead_letter = failure.topic == config_.dead_letter_topic;
+  switch (failure.verdict) {
+    case kafka::ErrorVerdict::kRecordRejected: {
+      DeadLetter dl = DeadLetter::FromReport(failure, was_dead_letter,
+                                             mapper_.TableName(origin.relation), origin);
+      // A refused dead-letter record gets one more try without its value.
+      if (!was_dead_letter || dl.DropValue()) {
+        log::Warn("Kafka refused a record for {} ({}); sending it to {}{}", failure.topic,
+                  failure.reason, config_.dead_letter_topic,
+                  was_dead_letter ? " without its value" : "");
+        if (!was_dead_letter) metrics_.dead_lettered.With(kBrokerRejected).Add();
+        dead_letters_.push_back(std::move(dl));  // Stands in for the refused record.
+        return;
+      }
+      return Fail(absl::FailedPreconditionError(Concat(
+          "the dead-letter topic ", config_.dead_letter_topic,
+          " refuses even a record without value (", failure.reason,
+          "); nothing was lost, the slot stays before the row at WAL ", origin.lsn.ToString(),
+          "; fix the topic (max.message.bytes, policies) or set [outbox] "
+          "dead_letter_topic, then restart")));
+    }
+    case kafka::ErrorVerdict::kOperatorError:
+      // Nothing is dead-lettered: every record would fail the same way.
+      return Fail(absl::PermissionDeniedError(
+          Concat("Kafka refused a record for ", failure.topic, " (", failure.reason,
+                 "); nothing was lost, the slot stays before it; ", failure.operator_fix)));
+    case kafka::ErrorVerdict::kReplay:
+      // Left unacknowledged: the confirmed LSN stays before it and the replay re-sends it.
+      return Fail(
+          absl::UnavailableError(Concat("delivery to ", failure.topic, " failed (", failure.reason,
+                                        "); replaying from the confirmed LSN")));
+  }
+}
+
+void Publisher::Fail(absl::Status status) {
+  if (failure_.ok()) failure_ = std::move(status);
+}
+
+absl::Status Publisher::status() const {
+  if (!failure_.ok()) return failure_;
+  if (const auto& fatal = producer_->fatal_error()) {
+    return absl::UnavailableError(Concat("Kafka producer failed: ", *fatal));
+  }
+  // Wrong credentials or TLS settings do not heal by retrying: exit so the operator sees it.
+  if (const auto& op = producer_->operator_error()) return absl::PermissionDeniedError(*op);
+  return absl::OkStatus();
+}
+
+}  // namespace outboxd::relay

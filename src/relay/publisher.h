@@ -1,0 +1,107 @@
+#pragma once
+// The Kafka side of the relay: hands events to the producer, owns the records in flight (by
+// the sequence number in their opaque) and the dead-letter queue, and turns delivery reports
+// into acknowledgements for the AckTracker (DESIGN.md invariants 1, 6 and 7).
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "config/config.h"
+#include "kafka/producer.h"
+#include "metrics/metrics.h"
+#include "outbox/mapper.h"
+#include "relay/ack_tracker.h"
+#include "relay/dead_letter.h"
+
+namespace outboxd::relay {
+
+// Builds the producer for a publisher; `handler` receives its delivery reports.
+using ProducerFactory = std::function<absl::StatusOr<std::unique_ptr<kafka::Producer>>(
+    kafka::DeliveryHandler& handler)>;
+
+// Dead-letter reasons, as the outboxd_dead_lettered_events_total label spells them.
+inline constexpr std::string_view kUnmappable = "unmappable";             // Mapper refused the row.
+inline constexpr std::string_view kProducerRefused = "producer_refused";  // e.g. too large.
+inline constexpr std::string_view kBrokerRejected = "broker_rejected";    // Late rejection.
+
+// Runs on the loop thread; delivery callbacks run inside Poll and Flush.
+class Publisher final : private kafka::DeliveryHandler {
+ public:
+  // Everything passed by reference must outlive the publisher.
+  static absl::StatusOr<std::unique_ptr<Publisher>> Create(
+      const ProducerFactory& factory, AckTracker& tracker, const outbox::Mapper& mapper,
+      const config::OutboxConfig& config, const Clock& clock, metrics::RelayMetrics& metrics);
+
+  // Hands `event` to Kafka as a record of the open transaction. ResourceExhausted: Kafka's
+  // queue is full, call again later with the same event. InvalidArgument: the producer
+  // refuses this record (dead-letter the row). Anything else ends the session.
+  absl::Status Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin);
+  // Queues the dead-letter record for a row of the open transaction; it stands for the row in
+  // the transaction's count from now on. Produce them with ProduceDeadLetters().
+  void QueueDeadLetter(DeadLetter dead_letter, std::string_view reason);
+  // Produces queued dead letters until done or Kafka's queue is full. FailedPrecondition when
+  // the dead-letter topic refuses even a record without value.
+  absl::Status ProduceDeadLetters();
+  bool dead_letters_waiting() const { return !dead_letters_.empty(); }
+
+  int event_fd() const { return producer_->event_fd(); }
+  // Serves delivery reports and tracks whether the brokers are reachable.
+  void Poll();
+  // Waits up to `timeout_ms` for deliveries; true when none remain.
+  bool Flush(int timeout_ms) { return producer_->Flush(timeout_ms); }
+
+  // OK while the session may go on. Unavailable: replay from the confirmed LSN (fatal producer
+  // error, failed delivery). PermissionDenied: credentials or ACLs. FailedPrecondition: the
+  // dead-letter topic refuses records.
+  absl::Status status() const;
+  bool brokers_down() const { return producer_->brokers_down(); }
+  uint64_t in_flight() const { return in_flight_.size(); }
+
+ private:
+  Publisher(AckTracker& tracker, const outbox::Mapper& mapper, const config::OutboxConfig& config,
+            const Clock& clock, metrics::RelayMetrics& metrics);
+  // The exported counters of one topic, looked up once per topic.
+  struct TopicCounters {
+    metrics::Counter* events;
+    metrics::Counter* bytes;
+  };
+  struct InFlight {
+    RecordOrigin origin;
+    TopicCounters* counters;
+    uint64_t bytes;  // Key and value.
+  };
+  TopicCounters* CountersFor(const std::string& topic);
+  absl::Status Produce(const kafka::Record& record, const RecordOrigin& origin);
+  // kafka::DeliveryHandler.
+  void OnDelivered(uint64_t tag) override;
+  void OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) override;
+  void Fail(absl::Status status);
+
+  AckTracker& tracker_;
+  const outbox::Mapper& mapper_;
+  const config::OutboxConfig& config_;
+  const Clock& clock_;
+  metrics::RelayMetrics& metrics_;
+  std::unique_ptr<kafka::Producer> producer_;
+
+  std::vector<Header> header_scratch_;   // Views for the record being produced.
+  std::deque<DeadLetter> dead_letters_;  // Waiting for room in Kafka's queue.
+  // Records handed to Kafka and not yet reported on; bounded by the producer's queue size.
+  absl::flat_hash_map<uint64_t, InFlight> in_flight_;
+  absl::node_hash_map<std::string, TopicCounters> topic_counters_;  // Stable addresses.
+  uint64_t next_record_seq_ = 0;
+  absl::Status failure_;  // First delivery failure that ends the session.
+  bool brokers_were_down_ = false;
+};
+
+}  // namespace outboxd::relay

@@ -1,0 +1,69 @@
+#pragma once
+// The replication side of one slot: reads WAL messages off the CopyBoth channel, answers
+// keepalives, and owns the positions (what was received, where the server's WAL ends, what was
+// confirmed). It confirms what the AckTracker says Kafka has covered (DESIGN.md invariants 1
+// and 5), on a timer and whenever the server asks.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "common/types.h"
+#include "metrics/metrics.h"
+#include "pg/replication_stream.h"
+#include "relay/ack_tracker.h"
+
+namespace outboxd::relay {
+
+// One pgoutput message as the walsender sent it. `data` points into `buffer`, which moves
+// with the message.
+struct WalMessage {
+  pg::CopyBuffer buffer;
+  Lsn wal_start;
+  std::string_view data;
+};
+
+class ReplicationSession {
+ public:
+  // `tracker`, `clock` and `metrics` must outlive the session. Runs on the loop thread.
+  ReplicationSession(std::unique_ptr<pg::ReplicationChannel> channel, const AckTracker& tracker,
+                     const Clock& clock, std::chrono::milliseconds status_interval,
+                     metrics::RelayMetrics& metrics);
+
+  // The next WAL message, answering keepalives on the way; nullopt when nothing more has
+  // arrived. DataLoss on malformed framing; Unavailable when the stream ends or breaks.
+  absl::StatusOr<std::optional<WalMessage>> Next();
+
+  // Sends a status update when the interval has elapsed since the last one.
+  absl::Status SendStatusIfDue();
+  // Confirms the newest safe position now (never lower than one already sent).
+  absl::Status SendStatus();
+
+  int socket() const { return channel_->socket(); }
+  bool HasPendingOutput() const { return channel_->HasPendingOutput(); }
+  absl::Status FlushOutput() { return channel_->Flush(); }
+  std::chrono::steady_clock::time_point next_status_due() const { return next_status_; }
+  Lsn confirmed_lsn() const { return confirmed_lsn_; }
+  Lsn received_lsn() const { return received_lsn_; }
+
+ private:
+  Lsn ConfirmableLsn() const;
+  void UpdateLagMetrics();
+
+  std::unique_ptr<pg::ReplicationChannel> channel_;
+  const AckTracker& tracker_;
+  const Clock& clock_;
+  const std::chrono::milliseconds status_interval_;
+  metrics::RelayMetrics& metrics_;
+
+  Lsn received_lsn_;    // Newest WAL position received.
+  Lsn keepalive_lsn_;   // Newest keepalive WAL end: safe whenever the tracker is idle.
+  Lsn server_wal_end_;  // Newest end of WAL the server reported.
+  Lsn confirmed_lsn_;   // Newest flush position sent; never goes back.
+  std::chrono::steady_clock::time_point next_status_;
+};
+
+}  // namespace outboxd::relay

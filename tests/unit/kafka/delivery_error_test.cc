@@ -1,0 +1,174 @@
+// Which librdkafka errors dead-letter a record, replay or stop for the operator, checked on
+// the classifier and, through librdkafka's mock cluster, on real delivery reports.
+
+#include "kafka/delivery_error.h"
+
+#include <librdkafka/rdkafka_mock.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kafka/producer.h"
+
+namespace outboxd::kafka {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+TEST(ClassifyErrorTest, OnlyRecordFaultsAreDeadLettered) {
+  for (rd_kafka_resp_err_t err :
+       {RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE, RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE,
+        RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, RD_KAFKA_RESP_ERR_INVALID_RECORD,
+        RD_KAFKA_RESP_ERR_POLICY_VIOLATION, RD_KAFKA_RESP_ERR__INVALID_ARG}) {
+    EXPECT_EQ(ClassifyError(err), ErrorVerdict::kRecordRejected) << rd_kafka_err2name(err);
+  }
+}
+
+TEST(ClassifyErrorTest, TopicsBeingCreatedAndOutagesReplay) {
+  for (rd_kafka_resp_err_t err :
+       {RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC,
+        RD_KAFKA_RESP_ERR__MSG_TIMED_OUT, RD_KAFKA_RESP_ERR__TRANSPORT,
+        RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+        RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, RD_KAFKA_RESP_ERR__FATAL,
+        RD_KAFKA_RESP_ERR__PURGE_QUEUE, RD_KAFKA_RESP_ERR_INVALID_MSG,
+        RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS, RD_KAFKA_RESP_ERR_NO_ERROR}) {
+    EXPECT_EQ(ClassifyError(err), ErrorVerdict::kReplay) << rd_kafka_err2name(err);
+  }
+}
+
+TEST(ClassifyErrorTest, AuthorizationAndAuthenticationAreOperatorErrors) {
+  for (rd_kafka_resp_err_t err :
+       {RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+        RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED, RD_KAFKA_RESP_ERR__AUTHENTICATION,
+        RD_KAFKA_RESP_ERR__SSL, RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED,
+        RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM, RD_KAFKA_RESP_ERR_ILLEGAL_SASL_STATE}) {
+    EXPECT_EQ(ClassifyError(err), ErrorVerdict::kOperatorError) << rd_kafka_err2name(err);
+  }
+}
+
+TEST(ClassifyErrorTest, EveryCodeLibrdkafkaKnowsHasAVerdict) {
+  // Codes outside the switch fall back to a replay; none of librdkafka's own may.
+  const rd_kafka_err_desc* descs = nullptr;
+  size_t count = 0;
+  rd_kafka_get_err_descs(&descs, &count);
+  int named = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (descs[i].name == nullptr) continue;
+    ++named;
+    const ErrorVerdict verdict = ClassifyError(descs[i].code);
+    EXPECT_TRUE(verdict == ErrorVerdict::kRecordRejected || verdict == ErrorVerdict::kReplay ||
+                verdict == ErrorVerdict::kOperatorError);
+  }
+  EXPECT_GT(named, 150);
+}
+
+TEST(OperatorErrorMessageTest, SecurityFailuresNameCauseAndFix) {
+  for (rd_kafka_resp_err_t err :
+       {RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR__SSL,
+        RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED, RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM,
+        RD_KAFKA_RESP_ERR_ILLEGAL_SASL_STATE}) {
+    const std::optional<std::string> message = OperatorErrorMessage(err, "SASL handshake failed");
+    ASSERT_TRUE(message.has_value()) << rd_kafka_err2name(err);
+    EXPECT_THAT(*message, AllOf(HasSubstr("Kafka authentication failed: SASL handshake failed"),
+                                HasSubstr(rd_kafka_err2name(err)),
+                                HasSubstr("check security.protocol, sasl.* and ssl.* in [kafka]")));
+  }
+}
+
+TEST(OperatorErrorMessageTest, AuthorizationNamesTheAcl) {
+  const std::optional<std::string> cluster =
+      OperatorErrorMessage(RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED, "denied");
+  ASSERT_TRUE(cluster.has_value());
+  EXPECT_THAT(*cluster, AllOf(HasSubstr("not authorized"), HasSubstr("IdempotentWrite")));
+  EXPECT_THAT(OperatorFix(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, "outbox.event.Order"),
+              AllOf(HasSubstr("Write"), HasSubstr("--topic outbox.event.Order")));
+}
+
+TEST(OperatorErrorMessageTest, OutagesAndRecordFaultsAreNot) {
+  for (rd_kafka_resp_err_t err :
+       {RD_KAFKA_RESP_ERR__TRANSPORT, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN,
+        RD_KAFKA_RESP_ERR__RESOLVE, RD_KAFKA_RESP_ERR__FATAL, RD_KAFKA_RESP_ERR__TIMED_OUT,
+        RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE}) {
+    EXPECT_EQ(OperatorErrorMessage(err, "x"), std::nullopt) << rd_kafka_err2name(err);
+  }
+}
+
+// Delivery reports from librdkafka's mock cluster, with broker errors injected on Produce.
+class MockClusterTest : public ::testing::Test, public DeliveryHandler {
+ protected:
+  void SetUp() override {
+    char errstr[256];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "log_level", "0", errstr, sizeof errstr);
+    cluster_owner_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+    ASSERT_NE(cluster_owner_, nullptr) << errstr;
+    cluster_ = rd_kafka_mock_cluster_new(cluster_owner_, 1);
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, topic_.c_str(), 1, 1),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  void TearDown() override {
+    producer_.reset();
+    if (cluster_ != nullptr) rd_kafka_mock_cluster_destroy(cluster_);
+    if (cluster_owner_ != nullptr) rd_kafka_destroy(cluster_owner_);
+  }
+
+  // Produces one record with `err` injected into the broker's next Produce responses
+  // (enough of them to outlast librdkafka's own retries) and waits for its report.
+  void ProduceWith(rd_kafka_resp_err_t err) {
+    auto producer = CreateProducer(
+        {{"bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster_)}, {"log_level", "0"}},
+        *this);
+    ASSERT_TRUE(producer.ok()) << producer.status();
+    producer_ = std::move(*producer);
+    // Kafka's API key 0 is Produce.
+    rd_kafka_mock_push_request_errors(cluster_, 0, 3, err, err, err);
+    ASSERT_TRUE(
+        producer_->Produce({.topic = topic_, .key = "k", .value = "v", .headers = {}}, 7).ok());
+    for (int i = 0; i < 200 && !failure_ && !delivered_; ++i) producer_->Flush(50);
+  }
+
+  void OnDelivered(uint64_t) override { delivered_ = true; }
+  void OnFailed(uint64_t tag, const DeliveryFailure& failure) override {
+    EXPECT_EQ(tag, 7u);
+    failure_ = Copy{failure.verdict, std::string(failure.code), std::string(failure.topic),
+                    failure.operator_fix};
+  }
+
+  struct Copy {
+    ErrorVerdict verdict;
+    std::string code;
+    std::string topic;
+    std::string fix;
+  };
+  const std::string topic_ = "outbox.event.Order";
+  rd_kafka_t* cluster_owner_ = nullptr;
+  rd_kafka_mock_cluster_t* cluster_ = nullptr;
+  std::unique_ptr<Producer> producer_;
+  std::optional<Copy> failure_;
+  bool delivered_ = false;
+};
+
+TEST_F(MockClusterTest, TopicAuthorizationFailureIsAnOperatorErrorNamingTheAcl) {
+  ProduceWith(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+  ASSERT_TRUE(failure_.has_value()) << "delivered: " << delivered_;
+  EXPECT_EQ(failure_->verdict, ErrorVerdict::kOperatorError);
+  EXPECT_EQ(failure_->code, "TOPIC_AUTHORIZATION_FAILED");
+  EXPECT_EQ(failure_->topic, topic_);
+  EXPECT_THAT(failure_->fix, HasSubstr("--topic outbox.event.Order"));
+}
+
+TEST_F(MockClusterTest, RecordTooLargeIsDeadLettered) {
+  ProduceWith(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE);
+  ASSERT_TRUE(failure_.has_value()) << "delivered: " << delivered_;
+  EXPECT_EQ(failure_->verdict, ErrorVerdict::kRecordRejected);
+  EXPECT_EQ(failure_->code, "MSG_SIZE_TOO_LARGE");
+  EXPECT_EQ(failure_->fix, "");
+}
+
+}  // namespace
+}  // namespace outboxd::kafka

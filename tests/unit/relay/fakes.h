@@ -1,0 +1,127 @@
+#pragma once
+// Deterministic stand-ins for the relay's I/O boundaries: a fake clock, a poll() that
+// advances it instead of sleeping, a replication channel fed with walsender frames, and a
+// producer whose delivery reports the test releases. Each fake keeps a real eventfd readable
+// exactly while it has something to deliver, so the loop's poll() sees what it would see.
+
+#include <poll.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/types.h"
+#include "kafka/producer.h"
+#include "pg/replication_stream.h"
+
+namespace outboxd::relay::testing {
+
+class FakeClock final : public Clock {
+ public:
+  std::chrono::steady_clock::time_point SteadyNow() const override { return now_; }
+  int64_t PostgresNowMicros() const override {
+    return kStartMicros +
+           std::chrono::duration_cast<std::chrono::microseconds>(now_.time_since_epoch()).count();
+  }
+  void Advance(std::chrono::milliseconds d) { now_ += d; }
+
+  static constexpr int64_t kStartMicros = 800'000'000'000'000;  // 2025, in Postgres µs.
+
+ private:
+  std::chrono::steady_clock::time_point now_{};
+};
+
+// A readable-while-pending eventfd.
+class Signal {
+ public:
+  Signal();
+  ~Signal();
+  Signal(const Signal&) = delete;
+  Signal& operator=(const Signal&) = delete;
+  int fd() const { return fd_; }
+  void Set(bool readable);
+
+ private:
+  int fd_;
+  bool readable_ = false;
+};
+
+// ::poll on the real fds without waiting; when none is ready, the wait passes on `clock`.
+int FakePoll(FakeClock& clock, pollfd* fds, nfds_t count, int timeout_ms);
+
+// Walsender frames, as the replication protocol carries them.
+std::string XLogFrame(Lsn wal_start, Lsn wal_end, std::string_view pgoutput_message);
+std::string KeepaliveFrame(Lsn wal_end, bool reply_requested);
+// The flush position of a standby status update ('r').
+Lsn FlushOf(const std::string& status_update);
+
+struct ChannelLog {
+  std::vector<std::string> status_updates;
+  int opened = 0;
+  int fail_sends_after = -1;  // Once this many updates were sent, SendStatus fails (-1: never).
+};
+
+class FakeChannel final : public pg::ReplicationChannel {
+ public:
+  FakeChannel(std::deque<std::string>& frames, ChannelLog& log) : frames_(frames), log_(log) {
+    readable_.Set(!frames_.empty());
+  }
+  int socket() const override { return readable_.fd(); }
+  absl::StatusOr<std::optional<pg::CopyBuffer>> Read() override;
+  absl::Status SendStatus(std::string_view status_message) override;
+  bool HasPendingOutput() const override { return false; }
+  absl::Status Flush() override { return absl::OkStatus(); }
+  // Call after adding frames while the channel is open.
+  void Refresh() { readable_.Set(!frames_.empty()); }
+
+ private:
+  std::deque<std::string>& frames_;
+  ChannelLog& log_;
+  Signal readable_;
+};
+
+struct ProducedRecord {
+  std::string topic;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  uint64_t tag;
+};
+
+// What the test wants Kafka to answer for records of one topic.
+struct TopicBehaviour {
+  bool refuse_at_produce = false;                    // Produce() returns InvalidArgument.
+  std::optional<kafka::ErrorVerdict> fail_delivery;  // The report fails with this verdict.
+};
+
+class FakeProducer final : public kafka::Producer {
+ public:
+  FakeProducer(kafka::DeliveryHandler& handler, FakeClock& clock,
+               std::map<std::string, TopicBehaviour>& topics, std::vector<ProducedRecord>& log,
+               bool& acks_enabled)
+      : handler_(handler), clock_(clock), topics_(topics), log_(log), acks_enabled_(acks_enabled) {}
+  absl::Status Produce(const kafka::Record& record, uint64_t tag) override;
+  int event_fd() const override { return ready_.fd(); }
+  void Poll() override;
+  bool Flush(int timeout_ms) override;
+  const std::optional<std::string>& fatal_error() const override { return none_; }
+  const std::optional<std::string>& operator_error() const override { return none_; }
+  bool brokers_down() const override { return false; }
+
+ private:
+  void Report();
+  kafka::DeliveryHandler& handler_;
+  FakeClock& clock_;
+  std::map<std::string, TopicBehaviour>& topics_;
+  std::vector<ProducedRecord>& log_;
+  bool& acks_enabled_;
+  std::deque<size_t> unreported_;  // Indexes into log_.
+  Signal ready_;
+  std::optional<std::string> none_;
+};
+
+}  // namespace outboxd::relay::testing

@@ -1,0 +1,225 @@
+// The relay loop end to end over fakes (tests/unit/relay/fakes.h): what it confirms to
+// Postgres, what it hands to Kafka, and how it stops, all on a fake clock.
+
+#include <map>
+
+#include "fakes.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "metrics/health.h"
+#include "metrics/metrics.h"
+#include "relay/context.h"
+#include "relay/supervisor.h"
+#include "support/pgoutput_encoder.h"
+
+namespace outboxd::relay {
+namespace {
+
+using namespace outboxd::relay::testing;
+using ::testing::HasSubstr;
+
+constexpr RelationId kOutbox{16384};
+constexpr uint32_t kText = 25;
+constexpr uint32_t kJsonb = 3802;
+const std::string kTopic = "outbox.event.Order";
+
+config::Config TestConfig() {
+  config::Config config;
+  config.postgres.conninfo = "unused";
+  config.postgres.tables = {{"public", "outbox"}};
+  config.postgres.status_interval_ms = 1000;
+  config.relay.shutdown_timeout_ms = 5000;
+  config.kafka = {{"bootstrap.servers", "unused"}};
+  return config;
+}
+
+std::string RelationMessage() {
+  return outboxd::testing::EncodeRelation(kOutbox, "public", "outbox", 'd',
+                                          {{0, "id", kText, -1},
+                                           {0, "aggregatetype", kText, -1},
+                                           {0, "aggregateid", kText, -1},
+                                           {0, "type", kText, -1},
+                                           {0, "payload", kJsonb, -1}});
+}
+
+std::string InsertMessage(std::optional<std::string> aggregate_id) {
+  return outboxd::testing::EncodeInsert(
+      kOutbox, outboxd::testing::EncodeTupleData(std::vector<std::optional<std::string>>{
+                   "e1", "Order", std::move(aggregate_id), "Created", "{\"n\":1}"}));
+}
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  PipelineTest() {
+    context_.connectors.replication =
+        [this]() -> absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> {
+      ++channel_log_.opened;
+      auto channel = std::make_unique<FakeChannel>(frames_, channel_log_);
+      channel_ = channel.get();
+      return std::unique_ptr<pg::ReplicationChannel>(std::move(channel));
+    };
+    context_.connectors.producer =
+        [this](
+            kafka::DeliveryHandler& handler) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
+      return std::unique_ptr<kafka::Producer>(
+          std::make_unique<FakeProducer>(handler, clock_, topics_, produced_, acks_enabled_));
+    };
+    context_.connectors.poll = [this](pollfd* fds, nfds_t n, int timeout_ms) {
+      // The test's script: once the clock passes stop_at_, the stop fd fires.
+      if (clock_.SteadyNow() >= stop_at_ && !stop_fd_readable_) {
+        stop_fd_.Set(true);
+        stop_fd_readable_ = true;
+        // From the stop on, Postgres accepts no more status updates.
+        if (fail_after_stop_)
+          channel_log_.fail_sends_after = static_cast<int>(channel_log_.status_updates.size());
+      }
+      return FakePoll(clock_, fds, n, timeout_ms);
+    };
+  }
+
+  // One transaction of `rows` outbox inserts; its Commit ends at `end`.
+  void QueueTransaction(Lsn end, int rows, std::optional<std::string> aggregate_id = "o-1") {
+    frames_.push_back(XLogFrame(Lsn(end.value() - 100), end,
+                                outboxd::testing::EncodeBegin(end, kCommitTime, Xid{700})));
+    frames_.push_back(XLogFrame(Lsn(end.value() - 90), end, RelationMessage()));
+    for (int i = 0; i < rows; ++i) {
+      frames_.push_back(XLogFrame(Lsn(end.value() - 80 + i), end, InsertMessage(aggregate_id)));
+    }
+    frames_.push_back(
+        XLogFrame(Lsn(end.value() - 10), end,
+                  outboxd::testing::EncodeCommit(Lsn(end.value() - 10), end, kCommitTime)));
+  }
+  void StopAfter(std::chrono::milliseconds d) { stop_at_ = clock_.SteadyNow() + d; }
+  absl::Status Run() { return RunRelay(context_); }
+  Lsn LastFlush() const {
+    return channel_log_.status_updates.empty() ? Lsn()
+                                               : FlushOf(channel_log_.status_updates.back());
+  }
+
+  static constexpr int64_t kCommitTime = FakeClock::kStartMicros - 2'000'000;  // 2 s ago.
+
+  config::Config config_ = TestConfig();
+  FakeClock clock_;
+  metrics::RelayMetrics metrics_;
+  metrics::Health health_;
+  Signal stop_fd_;
+  StopSignal stop_{stop_fd_.fd()};
+  RelayContext context_{.config = config_,
+                        .clock = clock_,
+                        .metrics = metrics_,
+                        .health = health_,
+                        .stop = stop_,
+                        .connectors = {}};
+  std::deque<std::string> frames_;
+  ChannelLog channel_log_;
+  FakeChannel* channel_ = nullptr;
+  std::map<std::string, TopicBehaviour> topics_;
+  std::vector<ProducedRecord> produced_;
+  bool acks_enabled_ = true;
+  bool stop_fd_readable_ = false;
+  bool fail_after_stop_ = false;
+  std::chrono::steady_clock::time_point stop_at_ = std::chrono::steady_clock::time_point::max();
+};
+
+TEST_F(PipelineTest, PublishesRowsAndConfirmsTheirCommit) {
+  QueueTransaction(Lsn(0x5000), 3);
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  ASSERT_EQ(produced_.size(), 3u);
+  EXPECT_EQ(produced_[0].topic, kTopic);
+  EXPECT_EQ(produced_[0].key, "o-1");
+  EXPECT_EQ(produced_[0].value, "{\"n\":1}");
+  EXPECT_EQ(LastFlush(), Lsn(0x5000));
+  EXPECT_EQ(metrics_.events_published.With(kTopic).value(), 3u);
+  EXPECT_EQ(metrics_.commit_to_ack_seconds.Read().count, 3u);
+  EXPECT_EQ(metrics_.transactions.value(), 1u);
+  EXPECT_EQ(metrics_.confirmed_lsn.value(), 0x5000);
+}
+
+TEST_F(PipelineTest, NeverConfirmsWhatKafkaHasNotAcknowledged) {
+  acks_enabled_ = false;
+  QueueTransaction(Lsn(0x5000), 2);
+  config_.relay.shutdown_timeout_ms = 100;
+  StopAfter(std::chrono::seconds(5));
+  ASSERT_TRUE(Run().ok());
+  ASSERT_EQ(produced_.size(), 2u);
+  ASSERT_GE(channel_log_.status_updates.size(), 5u);  // One a second, and the final one.
+  for (const auto& update : channel_log_.status_updates) EXPECT_LT(FlushOf(update), Lsn(0x5000));
+  EXPECT_GT(metrics_.replication_lag_seconds.value(), 2.0);
+  EXPECT_EQ(metrics_.replication_lag_bytes.value(), 0x5000);
+}
+
+TEST_F(PipelineTest, IdleOutboxStillConfirmsTheKeepaliveWalEnd) {
+  frames_.push_back(KeepaliveFrame(Lsn(0x9000), false));
+  StopAfter(std::chrono::seconds(2));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(LastFlush(), Lsn(0x9000));
+}
+
+TEST_F(PipelineTest, KeepsConfirmingWhileDrainingOnStop) {
+  // Kafka answers nothing during a 5 s drain: without status updates meanwhile, a
+  // wal_sender_timeout shorter than shutdown_timeout_ms would end the connection.
+  acks_enabled_ = false;
+  QueueTransaction(Lsn(0x5000), 1);
+  StopAfter(std::chrono::milliseconds(100));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_GE(channel_log_.status_updates.size(), 5u);
+}
+
+TEST_F(PipelineTest, StopEndsTheRunEvenWhenTheFinalConfirmationFails) {
+  QueueTransaction(Lsn(0x5000), 1);
+  fail_after_stop_ = true;
+  StopAfter(std::chrono::milliseconds(500));
+  const absl::Status status = Run();
+  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("stopping without confirming"));
+  EXPECT_EQ(channel_log_.opened, 1);  // Not restarted.
+}
+
+TEST_F(PipelineTest, UnmappableRowGoesToTheDeadLetterTopicAndTheStreamMovesOn) {
+  QueueTransaction(Lsn(0x5000), 1, std::nullopt);  // NULL aggregate id.
+  QueueTransaction(Lsn(0x6000), 1);
+  StopAfter(std::chrono::seconds(2));
+  ASSERT_TRUE(Run().ok());
+  ASSERT_EQ(produced_.size(), 2u);
+  EXPECT_EQ(produced_[0].topic, config_.outbox.dead_letter_topic);
+  EXPECT_EQ(produced_[1].topic, kTopic);
+  EXPECT_EQ(LastFlush(), Lsn(0x6000));
+  EXPECT_EQ(metrics_.dead_lettered.With(kUnmappable).value(), 1u);
+}
+
+TEST_F(PipelineTest, DeadLetterTopicRefusingRecordsEndsTheRunInsteadOfRestarting) {
+  topics_[config_.outbox.dead_letter_topic].refuse_at_produce = true;
+  QueueTransaction(Lsn(0x5000), 1, std::nullopt);
+  const absl::Status status = Run();
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("refuses even a record without value"));
+  EXPECT_EQ(channel_log_.opened, 1);
+  EXPECT_LT(LastFlush(), Lsn(0x5000));
+}
+
+TEST_F(PipelineTest, AuthorizationFailureStopsWithoutDeadLettering) {
+  topics_[kTopic].fail_delivery = kafka::ErrorVerdict::kOperatorError;
+  QueueTransaction(Lsn(0x5000), 1);
+  const absl::Status status = Run();
+  EXPECT_TRUE(absl::IsPermissionDenied(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("fix the fake"));
+  ASSERT_EQ(produced_.size(), 1u);  // Nothing went to the dead-letter topic.
+  EXPECT_EQ(metrics_.delivery_errors.With("FAKE_ERROR").value(), 1u);
+  EXPECT_EQ(channel_log_.opened, 1);
+}
+
+TEST_F(PipelineTest, RetriableDeliveryFailureReplaysFromTheConfirmedPosition) {
+  topics_[kTopic].fail_delivery = kafka::ErrorVerdict::kReplay;
+  QueueTransaction(Lsn(0x5000), 1);
+  StopAfter(std::chrono::seconds(3));  // Past the first restart's 0.5 s backoff.
+  ASSERT_TRUE(Run().ok());
+  EXPECT_GE(channel_log_.opened, 2);
+  EXPECT_EQ(metrics_.restarts.With("kafka").value(),
+            static_cast<uint64_t>(channel_log_.opened - 1));
+  for (const auto& r : produced_) EXPECT_EQ(r.topic, kTopic);  // Never dead-lettered.
+  EXPECT_LT(LastFlush(), Lsn(0x5000));
+}
+
+}  // namespace
+}  // namespace outboxd::relay
