@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "kafka/stats.h"
 
 namespace outboxd::kafka {
 namespace {
@@ -41,6 +42,7 @@ class RdKafkaProducer final : public Producer {
   const std::optional<std::string>& fatal_error() const override { return fatal_error_; }
   const std::optional<std::string>& operator_error() const override { return operator_error_; }
   bool brokers_down() const override { return brokers_down_; }
+  uint64_t retries() const override { return retries_; }
 
  private:
   static void DeliveryReport(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
@@ -48,6 +50,7 @@ class RdKafkaProducer final : public Producer {
   static void LogCallback(const rd_kafka_t* rk, int level, const char* facility,
                           const char* message);
   static void ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  static int StatsCallback(rd_kafka_t* rk, char* json, size_t json_len, void* opaque);
   void OnReport(const rd_kafka_message_t& message);
   void OnError(rd_kafka_resp_err_t err, const char* reason);
 
@@ -60,6 +63,7 @@ class RdKafkaProducer final : public Producer {
   std::optional<std::string> fatal_error_;
   std::optional<std::string> operator_error_;
   bool brokers_down_ = false;
+  uint64_t retries_ = 0;
   DeliveryFailure failure_scratch_;  // Reused for failed reports; views valid during OnFailed.
 };
 
@@ -82,10 +86,11 @@ absl::Status CheckPinned(const std::string& name, const std::string& value) {
 std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
   return {
       {"client.id", "outboxd"},
-      {"enable.idempotence", "true"},     // acks=all, ordered retries (invariant 3).
-      {"message.timeout.ms", "0"},        // Never drop a record locally (kPinnedProperties).
-      {"partitioner", "murmur2_random"},  // Same partition per key as the Java client.
-      {"linger.ms", "2"},                 // Latency target: p99 commit→ack ≤ 10 ms.
+      {"enable.idempotence", "true"},      // acks=all, ordered retries (invariant 3).
+      {"message.timeout.ms", "0"},         // Never drop a record locally (kPinnedProperties).
+      {"partitioner", "murmur2_random"},   // Same partition per key as the Java client.
+      {"linger.ms", "2"},                  // Latency target: p99 commit→ack ≤ 10 ms.
+      {"statistics.interval.ms", "5000"},  // For outboxd_kafka_retries_total.
       // Bounded memory instead of librdkafka's 1 GiB: each queued message also costs a few
       // hundred bytes of bookkeeping that the kbytes limit does not count, so cap both.
       // Measured: 200k small rows drain at the same rate as with 100000/16384, peak RSS
@@ -133,6 +138,7 @@ absl::Status RdKafkaProducer::Init(rd_kafka_conf_t* conf) {
   rd_kafka_conf_set_dr_msg_cb(conf, &RdKafkaProducer::DeliveryReport);
   rd_kafka_conf_set_error_cb(conf, &RdKafkaProducer::ErrorCallback);
   rd_kafka_conf_set_log_cb(conf, &RdKafkaProducer::LogCallback);
+  rd_kafka_conf_set_stats_cb(conf, &RdKafkaProducer::StatsCallback);
   // On success rd_kafka_new takes ownership of conf.
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
   if (rk == nullptr) {
@@ -272,6 +278,14 @@ void RdKafkaProducer::LogCallback(const rd_kafka_t* /*rk*/, int level, const cha
 
 void RdKafkaProducer::ErrorCallback(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
   static_cast<RdKafkaProducer*>(opaque)->OnError(static_cast<rd_kafka_resp_err_t>(err), reason);
+}
+
+int RdKafkaProducer::StatsCallback(rd_kafka_t* /*rk*/, char* json, size_t json_len, void* opaque) {
+  // Served by rd_kafka_poll on the loop thread, like delivery reports.
+  if (auto retries = TotalRetries({json, json_len})) {
+    static_cast<RdKafkaProducer*>(opaque)->retries_ = *retries;
+  }
+  return 0;  // librdkafka frees `json`.
 }
 
 void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {

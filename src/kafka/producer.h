@@ -71,6 +71,8 @@ class Producer {
   virtual const std::optional<std::string>& operator_error() const = 0;
   // True while every broker is unreachable, as last reported.
   virtual bool brokers_down() const = 0;
+  // Requests re-sent to brokers since the producer started, as of the last statistics.
+  virtual uint64_t retries() const = 0;
 };
 
 // Defaults outboxd applies before the user's properties (DESIGN.md section 4).

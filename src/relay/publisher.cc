@@ -90,6 +90,9 @@ void Publisher::Poll() {
   const bool down = producer_->brokers_down();
   if (brokers_were_down_ && !down) metrics_.reconnects.With("kafka").Add();
   brokers_were_down_ = down;
+  const uint64_t retries = producer_->retries();
+  if (retries > retries_seen_) metrics_.kafka_retries.Add(retries - retries_seen_);
+  retries_seen_ = std::max(retries_seen_, retries);
   metrics_.events_in_flight.Set(static_cast<double>(in_flight_.size()));
 }
 

@@ -102,6 +102,7 @@ class Publisher final : private kafka::DeliveryHandler {
   uint64_t next_record_seq_ = 0;
   absl::Status failure_;  // First delivery failure that ends the session.
   bool brokers_were_down_ = false;
+  uint64_t retries_seen_ = 0;  // producer_->retries() already added to the metric.
 };
 
 }  // namespace outboxd::relay

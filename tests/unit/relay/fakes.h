@@ -111,6 +111,7 @@ class FakeProducer final : public kafka::Producer {
   const std::optional<std::string>& fatal_error() const override { return none_; }
   const std::optional<std::string>& operator_error() const override { return none_; }
   bool brokers_down() const override { return false; }
+  uint64_t retries() const override { return 0; }
 
  private:
   void Report();
