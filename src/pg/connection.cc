@@ -88,25 +88,38 @@ absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view mes
   return absl::InvalidArgumentError(text);
 }
 
-absl::Status ClassifyConnectError(std::string_view message) {
-  // A TLS mismatch is a setting on one side or the other; retrying cannot cure it.
-  if (Contains(message, kServerWithoutTls)) {
-    return absl::FailedPreconditionError(std::string(message));
+absl::Status ClassifyConnectError(PGPing server, std::string_view message) {
+  std::string text(message);
+  switch (server) {
+    case PQPING_NO_ATTEMPT:  // libpq refused the conninfo before contacting anyone.
+      return absl::InvalidArgumentError(text);
+    case PQPING_REJECT:  // Starting up, shutting down or in crash recovery: it will pass.
+      return absl::UnavailableError(text);
+    case PQPING_NO_RESPONSE:
+      // Unreachable, unless libpq itself gave up on TLS: its own (client-side, untranslated)
+      // words say so, and a setting on one side or the other must change.
+      if (Contains(message, kServerWithoutTls)) return absl::FailedPreconditionError(text);
+      if (Contains(message, kCertNotTrusted) || Contains(message, kCertNameMismatch)) {
+        return absl::PermissionDeniedError(text);
+      }
+      if (Contains(message, "does not exist")) return absl::InvalidArgumentError(text);  // CA file.
+      return absl::UnavailableError(text);
+    case PQPING_OK:
+      break;
   }
-  if (Contains(message, kCertNotTrusted) || Contains(message, kCertNameMismatch) ||
-      TlsRequired(message)) {
-    return absl::PermissionDeniedError(std::string(message));
+  // The server is up and refused this client (authentication, pg_hba.conf, a NOLOGIN role, a
+  // database that does not exist): retrying cannot help. libpq exposes no SQLSTATE before a
+  // session exists, and the server may translate its messages, so the text below only picks
+  // the exit code; the one retriable refusal, running out of connection slots (53300), is
+  // recognised by its English wording.
+  if (Contains(message, "too many") || Contains(message, "remaining connection slots") ||
+      Contains(message, "exceeds max_wal_senders")) {
+    return absl::UnavailableError(text);
   }
-  if (Contains(message, "password authentication failed") ||
-      Contains(message, "no pg_hba.conf entry") || Contains(message, "password is required") ||
-      Contains(message, "replication role") || Contains(message, "permission denied")) {
-    return absl::PermissionDeniedError(std::string(message));
+  if (Contains(message, "does not exist") && !Contains(message, "role")) {
+    return absl::InvalidArgumentError(text);  // The conninfo names a missing database.
   }
-  if (Contains(message, "does not exist") || Contains(message, "invalid connection option") ||
-      Contains(message, "missing \"=\"") || Contains(message, "invalid URI")) {
-    return absl::InvalidArgumentError(std::string(message));
-  }
-  return absl::UnavailableError(std::string(message));
+  return absl::PermissionDeniedError(text);
 }
 
 absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
@@ -121,9 +134,11 @@ absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
   Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
   if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
   if (PQstatus(conn.raw()) != CONNECTION_OK) {
-    return ClassifyConnectError(
-        WithFix(Concat("cannot connect to Postgres: ", TrimMessage(PQerrorMessage(conn.raw()))),
-                PQuser(conn.raw())));
+    // libpq's verdict on the server (reachable? refusing us?) decides whether to retry.
+    const PGPing server = PQpingParams(keywords, values, /*expand_dbname=*/1);
+    return ClassifyConnectError(server, WithFix(Concat("cannot connect to Postgres: ",
+                                                       TrimMessage(PQerrorMessage(conn.raw()))),
+                                                PQuser(conn.raw())));
   }
   return conn;
 }

@@ -25,7 +25,10 @@ using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
 // privileges, FailedPrecondition for server settings and objects, InvalidArgument otherwise.
 absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message);
 // For a connection that failed before any SQLSTATE exists (refused, auth, unknown database).
-absl::Status ClassifyConnectError(std::string_view message);
+// `server` is libpq's verdict on the server for the same conninfo (PQpingParams): it decides
+// whether to retry (Unavailable) or stop, whatever language the server's message is in;
+// `message` only refines which error it is (exit code) and is returned as the status text.
+absl::Status ClassifyConnectError(PGPing server, std::string_view message);
 
 class Connection {
  public:

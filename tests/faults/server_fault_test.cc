@@ -53,6 +53,17 @@ TEST_F(ServerFaultTest, WalLevelNotLogical) {
                          HasSubstr("restart Postgres")));
 }
 
+// The server's refusal carries no SQLSTATE libpq exposes and a text outboxd never matched
+// (until libpq's verdict on the server decided, this retried forever).
+TEST_F(ServerFaultTest, RoleNotPermittedToLogIn) {
+  const std::string role = UniqueName("nologin");
+  IT_ASSERT_OK(
+      admin().Exec(absl::StrCat("CREATE ROLE ", role, " NOLOGIN REPLICATION PASSWORD 'x'")));
+  config().pg_conninfo = absl::StrCat(env().pg_conninfo, " user=", role, " password=x");
+  const std::string log = ExpectExit(ConfigText(), kExitPermission);
+  EXPECT_THAT(log, HasSubstr("is not permitted to log in"));
+}
+
 TEST_F(ServerFaultTest, RoleWithoutReplication) {
   const std::string role = UniqueName("norepl");
   IT_ASSERT_OK(admin().Exec(absl::StrCat("CREATE ROLE ", role, " LOGIN PASSWORD 'x'")));

@@ -60,35 +60,46 @@ TEST(ConnectionErrorTest, ClassifiesRetriableAndFatalServerErrors) {
   EXPECT_TRUE(absl::IsFailedPrecondition(ClassifyServerError("42704", "no such slot")));
 }
 
-TEST(ConnectionErrorTest, ClassifiesConnectFailures) {
-  EXPECT_TRUE(absl::IsUnavailable(ClassifyConnectError("Connection refused")));
+TEST(ConnectionErrorTest, RetryOrStopFollowsLibpqsVerdictOnTheServer) {
+  EXPECT_TRUE(absl::IsUnavailable(ClassifyConnectError(PQPING_NO_RESPONSE, "Connection refused")));
+  EXPECT_TRUE(absl::IsUnavailable(
+      ClassifyConnectError(PQPING_REJECT, "FATAL:  the database system is starting up")));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      ClassifyConnectError(PQPING_NO_ATTEMPT, "invalid connection option \"hots\"")));
+  // The server answered and refused: whatever it said, in whatever language, do not retry.
   EXPECT_TRUE(absl::IsPermissionDenied(
-      ClassifyConnectError("FATAL:  password authentication failed for user \"x\"")));
+      ClassifyConnectError(PQPING_OK, "FATAL:  password authentication failed for user \"x\"")));
   EXPECT_TRUE(absl::IsPermissionDenied(
-      ClassifyConnectError("FATAL:  must be superuser or replication role to start walsender")));
-  EXPECT_TRUE(absl::IsInvalidArgument(ClassifyConnectError("database \"nope\" does not exist")));
+      ClassifyConnectError(PQPING_OK, "FATAL:  role \"x\" is not permitted to log in")));
+  EXPECT_TRUE(absl::IsPermissionDenied(ClassifyConnectError(
+      PQPING_OK, "FATAL:  Passwort-Authentifizierung für Benutzer »x« fehlgeschlagen")));
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      ClassifyConnectError(PQPING_OK, "FATAL:  role \"ghost\" does not exist")));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      ClassifyConnectError(PQPING_OK, "FATAL:  database \"nope\" does not exist")));
+  EXPECT_TRUE(absl::IsUnavailable(
+      ClassifyConnectError(PQPING_OK, "FATAL:  sorry, too many clients already")));
 }
 
 // libpq 15's wording of each TLS failure (as tests/secure sees it from a real server).
 TEST(ConnectionErrorTest, TlsFailuresAreNotRetried) {
   EXPECT_TRUE(absl::IsPermissionDenied(
-      ClassifyConnectError("connection to server at \"localhost\" (127.0.0.1), port 5432 failed: "
+      ClassifyConnectError(PQPING_NO_RESPONSE,
+                           "connection to server at \"localhost\" (127.0.0.1), port 5432 failed: "
                            "SSL error: certificate verify failed")));
   EXPECT_TRUE(absl::IsPermissionDenied(
-      ClassifyConnectError("server certificate for \"localhost\" (and 1 other name) does not "
+      ClassifyConnectError(PQPING_NO_RESPONSE,
+                           "server certificate for \"localhost\" (and 1 other name) does not "
                            "match host name \"db.example\"")));
   EXPECT_TRUE(absl::IsPermissionDenied(ClassifyConnectError(
+      PQPING_OK,
       "FATAL:  pg_hba.conf rejects connection for host \"127.0.0.1\", user \"outboxd\", "
       "database \"app\", no encryption")));
-  EXPECT_TRUE(absl::IsFailedPrecondition(
-      ClassifyConnectError("server does not support SSL, but SSL was required")));
-  // A missing pg_hba.conf line also says "no encryption"; it keeps its own classification.
-  EXPECT_TRUE(absl::IsPermissionDenied(ClassifyConnectError(
-      "FATAL:  no pg_hba.conf entry for host \"10.0.0.1\", user \"x\", database \"y\", no "
-      "encryption")));
+  EXPECT_TRUE(absl::IsFailedPrecondition(ClassifyConnectError(
+      PQPING_NO_RESPONSE, "server does not support SSL, but SSL was required")));
   // A root certificate file that does not exist is a config error (exit 2), not a retry.
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      ClassifyConnectError("root certificate file \"/nope/ca.crt\" does not exist")));
+  EXPECT_TRUE(absl::IsInvalidArgument(ClassifyConnectError(
+      PQPING_NO_RESPONSE, "root certificate file \"/nope/ca.crt\" does not exist")));
 }
 
 }  // namespace
