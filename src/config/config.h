@@ -39,6 +39,10 @@ struct PostgresConfig {
   std::vector<TableName> tables;  // Non-empty, no duplicates.
   bool create_slot = true;        // Create the slot and publication when missing.
   int32_t status_interval_ms = 1000;
+  // The WAL guard (pg::SlotMonitor): how often pg_replication_slots is read, and the
+  // safe_wal_size under which the slot counts as at risk (not ready); 0 disables the threshold.
+  int32_t slot_check_interval_ms = 5000;
+  int32_t min_safe_wal_size_mb = 1024;
 };
 
 // One of Debezium's table.fields.additional.placement entries ("column:header[:alias]").

@@ -8,8 +8,14 @@
 namespace outboxd::config::internal {
 namespace {
 
-constexpr std::string_view kPostgresKeys[] = {"conninfo", "slot",        "publication",
-                                              "tables",   "create_slot", "status_interval_ms"};
+constexpr std::string_view kPostgresKeys[] = {"conninfo",
+                                              "slot",
+                                              "publication",
+                                              "tables",
+                                              "create_slot",
+                                              "status_interval_ms",
+                                              "slot_check_interval_ms",
+                                              "min_safe_wal_size_mb"};
 constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms"};
 constexpr std::string_view kTablesExample = R"(tables = ["public.outbox"])";
 
@@ -107,8 +113,19 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
   if (auto s = reader.ReadBool("create_slot", "create_slot = true", out.create_slot); !s.ok()) {
     return s;
   }
-  return reader.ReadInt("status_interval_ms", "status_interval_ms = 1000", 100, 30000,
-                        out.status_interval_ms);
+  if (auto s = reader.ReadInt("status_interval_ms", "status_interval_ms = 1000", 100, 30000,
+                              out.status_interval_ms);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = reader.ReadInt("slot_check_interval_ms", "slot_check_interval_ms = 5000", 100,
+                              300000, out.slot_check_interval_ms);
+      !s.ok()) {
+    return s;
+  }
+  // Up to 1 TiB: any larger is far past a sensible max_slot_wal_keep_size.
+  return reader.ReadInt("min_safe_wal_size_mb", "min_safe_wal_size_mb = 1024", 0, 1048576,
+                        out.min_safe_wal_size_mb);
 }
 
 absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out) {

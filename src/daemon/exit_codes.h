@@ -9,9 +9,13 @@ namespace outboxd::daemon {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;      // Unexpected internal error.
 inline constexpr int kExitUsage = 2;        // Bad command line or config file.
-inline constexpr int kExitServerSetup = 3;  // Wrong server settings, missing objects, lost slot.
+inline constexpr int kExitServerSetup = 3;  // Wrong server settings or missing objects.
 inline constexpr int kExitPermission = 4;   // Authentication or privileges.
 inline constexpr int kExitDataLoss = 5;     // Malformed replication protocol bytes.
+// The slot was invalidated (wal_status = lost) or dropped under outboxd: events may be lost and
+// an operator must reconcile before a new slot is created. absl::StatusCode::kAborted is used
+// for this and nothing else (pg::LostSlotMessage, pg::SlotMonitor::lost_message()).
+inline constexpr int kExitSlotLost = 6;
 
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
@@ -27,12 +31,13 @@ inline int ExitCodeFor(const absl::Status& status) {
       return kExitPermission;
     case absl::StatusCode::kDataLoss:
       return kExitDataLoss;
+    case absl::StatusCode::kAborted:
+      return kExitSlotLost;
     case absl::StatusCode::kCancelled:
     case absl::StatusCode::kUnknown:
     case absl::StatusCode::kDeadlineExceeded:
     case absl::StatusCode::kAlreadyExists:
     case absl::StatusCode::kResourceExhausted:
-    case absl::StatusCode::kAborted:
     case absl::StatusCode::kOutOfRange:
     case absl::StatusCode::kUnimplemented:
     case absl::StatusCode::kInternal:

@@ -5,6 +5,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -19,6 +21,7 @@
 #include "fmt/ranges.h"
 #include "metrics/health.h"
 #include "metrics/metrics.h"
+#include "pg/slot_monitor.h"
 #include "relay/context.h"
 #include "relay/supervisor.h"
 
@@ -102,6 +105,17 @@ int Run(const Options& options) {
   SystemClock clock;
   metrics::RelayMetrics metrics;
   metrics::Health health;
+  // The WAL guard runs beside the relay for its whole life (README "WAL-safety guard").
+  pg::SlotMonitor slot_monitor(
+      {.conninfo = config->postgres.conninfo,
+       .slot = config->postgres.slot,
+       .interval = std::chrono::milliseconds(config->postgres.slot_check_interval_ms),
+       .min_safe_wal_size_bytes = int64_t{config->postgres.min_safe_wal_size_mb} << 20},
+      metrics, health);
+  if (auto s = slot_monitor.Start(); !s.ok()) {
+    log::Error("{}", MessageOf(s));
+    return kExitFailure;
+  }
   relay::StopSignal stop(stop_fd);
   relay::RelayContext context{.config = *config,
                               .clock = clock,
@@ -109,7 +123,12 @@ int Run(const Options& options) {
                               .health = health,
                               .stop = stop,
                               .connectors = relay::LiveConnectors(*config)};
+  // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
+  context.slot_check = [&slot_monitor] {
+    return slot_monitor.lost() ? absl::AbortedError(slot_monitor.lost_message()) : absl::OkStatus();
+  };
   const absl::Status status = relay::RunRelay(context);
+  slot_monitor.Stop();
   ::close(stop_fd);
   if (!status.ok()) {
     log::Error("{}", MessageOf(status));

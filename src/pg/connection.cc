@@ -122,23 +122,40 @@ absl::Status ClassifyConnectError(PGPing server, std::string_view message) {
   return absl::PermissionDeniedError(text);
 }
 
-absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
+ConnectParams MakeConnectParams(const std::string& conninfo, bool replication,
+                                const char* application_name) {
   // expand_dbname=1: "dbname" is parsed as a whole conninfo string. Keywords before it are
   // defaults the user's string may override (a bounded connect, TCP keepalives so a vanished
   // server is noticed in about a minute rather than hours); keywords after it are fixed.
-  const char* const keywords[] = {
-      "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
-      "dbname",          "replication",     "application_name",    nullptr};
-  const char* const values[] = {"10",       "30",      "10",   "3", conninfo.c_str(),
-                                "database", "outboxd", nullptr};
-  Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
+  ConnectParams params{.keywords = {"connect_timeout", "keepalives_idle", "keepalives_interval",
+                                    "keepalives_count", "dbname"},
+                       .values = {"10", "30", "10", "3", conninfo.c_str()}};
+  if (replication) {
+    params.keywords.push_back("replication");
+    params.values.push_back("database");
+  }
+  params.keywords.push_back("application_name");
+  params.values.push_back(application_name);
+  params.keywords.push_back(nullptr);
+  params.values.push_back(nullptr);
+  return params;
+}
+
+std::string ConnectErrorText(PGconn* conn) {
+  return WithFix(Concat("cannot connect to Postgres: ", TrimMessage(PQerrorMessage(conn))),
+                 PQuser(conn));
+}
+
+absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
+  const ConnectParams params = MakeConnectParams(conninfo, /*replication=*/true, "outboxd");
+  Connection conn(
+      PQconnectdbParams(params.keywords.data(), params.values.data(), /*expand_dbname=*/1));
   if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
   if (PQstatus(conn.raw()) != CONNECTION_OK) {
     // libpq's verdict on the server (reachable? refusing us?) decides whether to retry.
-    const PGPing server = PQpingParams(keywords, values, /*expand_dbname=*/1);
-    return ClassifyConnectError(server, WithFix(Concat("cannot connect to Postgres: ",
-                                                       TrimMessage(PQerrorMessage(conn.raw()))),
-                                                PQuser(conn.raw())));
+    const PGPing server =
+        PQpingParams(params.keywords.data(), params.values.data(), /*expand_dbname=*/1);
+    return ClassifyConnectError(server, ConnectErrorText(conn.raw()));
   }
   return conn;
 }

@@ -1,12 +1,14 @@
 #pragma once
 // RAII over a libpq connection in logical replication mode (replication=database), where
-// only the simple query protocol works.
+// only the simple query protocol works, and the parameters for an ordinary connection (the
+// slot monitor's) that share its defaults and error classification.
 
 #include <libpq-fe.h>
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -29,6 +31,21 @@ absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view mes
 // whether to retry (Unavailable) or stop, whatever language the server's message is in;
 // `message` only refines which error it is (exit code) and is returned as the status text.
 absl::Status ClassifyConnectError(PGPing server, std::string_view message);
+
+// libpq keyword/value arrays (null-terminated, for PQconnectdbParams or PQconnectStartParams
+// with expand_dbname=1) for `conninfo` with outboxd's defaults: a bounded connect, TCP
+// keepalives, and `application_name`. With `replication` the connection is a walsender one
+// (replication=database); without, an ordinary SQL session. The pointers borrow `conninfo`
+// and `application_name`, which must outlive the arrays' use.
+struct ConnectParams {
+  std::vector<const char*> keywords;
+  std::vector<const char*> values;
+};
+ConnectParams MakeConnectParams(const std::string& conninfo, bool replication,
+                                const char* application_name);
+// "cannot connect to Postgres: <libpq's message>" with the fix appended, for `conn`, whose
+// connection attempt failed. `conn` must not be null.
+std::string ConnectErrorText(PGconn* conn);
 
 class Connection {
  public:

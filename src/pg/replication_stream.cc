@@ -4,6 +4,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "fmt/format.h"
+#include "pg/slot_setup.h"
 
 namespace outboxd::pg {
 namespace {
@@ -23,7 +24,14 @@ absl::StatusOr<ReplicationStream> ReplicationStream::Start(Connection conn,
     const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
     const std::string message = Concat("START_REPLICATION: ", ErrorText(conn.raw()));
     if (sqlstate == nullptr) return absl::UnavailableError(message);
-    return ClassifyServerError(sqlstate, message);
+    absl::Status failure = ClassifyServerError(sqlstate, message);
+    // object_not_in_prerequisite_state is how Postgres refuses a slot it invalidated after the
+    // set-up checks ("can no longer get changes from replication slot"); the slot's row, not
+    // the English text, decides whether that is a lost slot (exit 6) rather than a restart.
+    if (std::string_view(sqlstate) == "55000") {
+      return LostSlotOr(conn, options.slot, std::move(failure));
+    }
+    return failure;
   }
   if (PQsetnonblocking(conn.raw(), 1) != 0) {
     return absl::UnavailableError(

@@ -8,6 +8,8 @@
 #include "common/strings.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "pg/slot_state.h"
+#include "pg/slot_verdict.h"
 
 namespace outboxd::pg {
 namespace {
@@ -170,19 +172,26 @@ absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
                conn.DatabaseName(), "; use another [postgres] slot name"));
   }
   if (Value(r, 0, 2) == "lost") {
-    return absl::FailedPreconditionError(Concat(
-        "replication slot ", options.slot,
-        " was invalidated (wal_status = lost): Postgres "
-        "removed WAL it still needed, so events after its confirmed position are gone. Drop it "
-        "(SELECT pg_drop_replication_slot('",
-        options.slot,
-        "')), restart outboxd to create a new "
-        "one, and reconcile the gap from the outbox table"));
+    return LostSlotOr(conn, options.slot,
+                      absl::UnavailableError(Concat("replication slot ", options.slot,
+                                                    " showed wal_status = lost but could not be "
+                                                    "read again; retrying")));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
+
+absl::Status LostSlotOr(Connection& conn, std::string_view slot, absl::Status failure) {
+  auto result = conn.Query(SlotStateSql(conn.QuoteLiteral(slot), PQserverVersion(conn.raw())),
+                           "reading the replication slot's state");
+  if (!result.ok()) return failure;
+  auto state = ParseSlotState(result->get());
+  if (!state.ok() || !state->exists) return failure;
+  const SlotVerdict verdict = JudgeSlot(*state, SlotPolicy{.slot = std::string(slot)}, {});
+  if (verdict.risk != SlotRisk::kLost) return failure;
+  return absl::AbortedError(verdict.detail);
+}
 
 absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupOptions& options) {
   if (auto s = CheckWalLevel(conn); !s.ok()) return s;

@@ -3,6 +3,7 @@
 // wrong setting into an error that names the cause and the fix.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,7 +34,13 @@ struct ServerIdentity {
 // Verifies wal_level, the tables and the publication's coverage of them, creates what is
 // missing (if allowed), and checks the slot is a live pgoutput slot of this database.
 // Errors: FailedPrecondition (settings/objects, message says the fix), PermissionDenied,
+// Aborted (the slot is invalidated: exit 6, message says what was lost and what to do),
 // Unavailable (retry).
 absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupOptions& options);
+
+// For a command on `slot` that failed with `failure`: reads the slot's row on `conn` (an idle
+// connection that runs SQL) and returns Aborted with pg::LostSlotMessage when Postgres has
+// invalidated the slot (wal_status = lost), else `failure` unchanged. Never recreates anything.
+absl::Status LostSlotOr(Connection& conn, std::string_view slot, absl::Status failure);
 
 }  // namespace outboxd::pg

@@ -1,5 +1,6 @@
 // Server-side faults: outboxd must stop with the documented exit code and a log line that names
-// the cause and the fix (3 server setup, 4 authentication/privilege), never hang or crash.
+// the cause and the fix (3 server setup, 4 authentication/privilege, 6 lost slot), never hang or
+// crash.
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -98,8 +99,9 @@ TEST_F(ServerFaultTest, SlotInvalidatedIsLost) {
       },
       absl::Seconds(60), "the slot to be invalidated", absl::Milliseconds(200));
   IT_ASSERT_OK(invalidated);
-  const std::string log = ExpectExit(ConfigText(), kExitServerSetup);
-  EXPECT_THAT(log, AllOf(HasSubstr("wal_status = lost"), HasSubstr("pg_drop_replication_slot")));
+  const std::string log = ExpectExit(ConfigText(), kExitSlotLost);
+  EXPECT_THAT(log, AllOf(HasSubstr("wal_status = lost"), HasSubstr("may never reach Kafka"),
+                         HasSubstr("pg_drop_replication_slot"), HasSubstr("backfill")));
 }
 
 TEST_F(ServerFaultTest, PublicationWithoutTheTable) {

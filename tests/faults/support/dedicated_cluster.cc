@@ -27,10 +27,11 @@ std::optional<std::string> ExportValue(const std::string& line, const std::strin
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DedicatedCluster>> DedicatedCluster::Start(
-    const std::string& scripts_dir) {
+    const std::string& scripts_dir, const std::string& initdb_args) {
   char pattern[] = "/tmp/outboxd-faults-pg-XXXXXX";
   if (::mkdtemp(pattern) == nullptr) return absl::InternalError("mkdtemp failed");
   std::unique_ptr<DedicatedCluster> cluster(new DedicatedCluster(scripts_dir, pattern));
+  cluster->initdb_args_ = initdb_args;
   if (auto s = cluster->RunPgScript("start"); !s.ok()) return s;
   if (auto s = cluster->ReadEnv(); !s.ok()) return s;
   return cluster;
@@ -45,7 +46,8 @@ DedicatedCluster::~DedicatedCluster() {
 absl::Status DedicatedCluster::RunPgScript(const std::string& command) {
   const std::string log = dir_ + "/pg-script.log";
   const std::string line =
-      absl::StrCat("'", scripts_dir_, "/pg' ", command, " '", dir_, "' >>'", log, "' 2>&1");
+      absl::StrCat("OUTBOXD_PG_INITDB_ARGS='", initdb_args_, "' '", scripts_dir_, "/pg' ", command,
+                   " '", dir_, "' >>'", log, "' 2>&1");
   if (std::system(line.c_str()) != 0) {
     return absl::InternalError(
         absl::StrCat("scripts/pg ", command, " ", dir_, " failed:\n", it::LogTail(log, 30)));

@@ -12,8 +12,10 @@ namespace outboxd::faults {
 class DedicatedCluster {
  public:
   // Starts a fresh cluster under a new temporary directory with `scripts_dir`/pg; stops it and
-  // deletes the directory on destruction. Takes a few seconds (initdb).
-  static absl::StatusOr<std::unique_ptr<DedicatedCluster>> Start(const std::string& scripts_dir);
+  // deletes the directory on destruction. Takes a few seconds (initdb). `initdb_args` are
+  // extra initdb options (e.g. "--wal-segsize=1" for 1 MB WAL segments).
+  static absl::StatusOr<std::unique_ptr<DedicatedCluster>> Start(
+      const std::string& scripts_dir, const std::string& initdb_args = "");
   ~DedicatedCluster();
   DedicatedCluster(const DedicatedCluster&) = delete;
   DedicatedCluster& operator=(const DedicatedCluster&) = delete;
@@ -38,6 +40,7 @@ class DedicatedCluster {
   std::string dir_;
   std::string conninfo_;
   std::string admin_conninfo_;
+  std::string initdb_args_;
 };
 
 }  // namespace outboxd::faults

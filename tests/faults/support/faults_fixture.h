@@ -19,8 +19,9 @@ namespace outboxd::faults {
 // The exit codes outboxd documents, spelled out here (not taken from src/) so the tests check
 // the numbers themselves.
 inline constexpr int kExitUsage = 2;        // bad command line or config file
-inline constexpr int kExitServerSetup = 3;  // wrong server settings, missing objects, lost slot
+inline constexpr int kExitServerSetup = 3;  // wrong server settings, missing objects
 inline constexpr int kExitPermission = 4;   // authentication or privileges
+inline constexpr int kExitSlotLost = 6;     // the slot was invalidated or dropped under outboxd
 
 // How a run that was expected to end did end, with everything it logged.
 struct Ended {

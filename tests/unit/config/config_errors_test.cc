@@ -119,6 +119,13 @@ TEST(ConfigErrorTest, OutOfRangeIntegers) {
   EXPECT_THAT(
       ErrorOf(WithPostgres("conninfo = \"x\"\ntables = [\"a\"]\nstatus_interval_ms = 30001\n")),
       HasSubstr("between 100 and 30000, got 30001"));
+  EXPECT_THAT(
+      ErrorOf(WithPostgres("conninfo = \"x\"\ntables = [\"a\"]\nslot_check_interval_ms = 50\n")),
+      HasSubstr("[postgres] slot_check_interval_ms must be between 100 and 300000, got 50; write "
+                "for example slot_check_interval_ms = 5000"));
+  EXPECT_THAT(
+      ErrorOf(WithPostgres("conninfo = \"x\"\ntables = [\"a\"]\nmin_safe_wal_size_mb = -1\n")),
+      HasSubstr("[postgres] min_safe_wal_size_mb must be between 0 and 1048576, got -1"));
   EXPECT_THAT(ErrorOf(WithMinimal("[relay]\nshutdown_timeout_ms = -1\n")),
               HasSubstr("[relay] shutdown_timeout_ms must be between 0 and 600000, got -1"));
 }

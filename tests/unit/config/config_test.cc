@@ -31,6 +31,8 @@ publication = "outboxd"
 tables = ["public.outbox"]
 create_slot = true
 status_interval_ms = 1000
+slot_check_interval_ms = 5000
+min_safe_wal_size_mb = 1024
 
 [kafka]
 "bootstrap.servers" = "127.0.0.1:9092"
@@ -58,6 +60,8 @@ TEST(ParseConfigTest, FullExampleParses) {
   EXPECT_THAT(config->postgres.tables, ElementsAre(TableName{"public", "outbox"}));
   EXPECT_TRUE(config->postgres.create_slot);
   EXPECT_EQ(config->postgres.status_interval_ms, 1000);
+  EXPECT_EQ(config->postgres.slot_check_interval_ms, 5000);
+  EXPECT_EQ(config->postgres.min_safe_wal_size_mb, 1024);
   EXPECT_THAT(config->kafka, ElementsAre(Pair("bootstrap.servers", "127.0.0.1:9092")));
   EXPECT_EQ(config->outbox.topic, "outbox.event.${aggregatetype}");
   EXPECT_THAT(config->outbox.additional_placement, ElementsAre(HeaderPlacement{"type", "type"}));
@@ -72,6 +76,8 @@ TEST(ParseConfigTest, MinimalFileGetsDebeziumDefaults) {
   EXPECT_EQ(config->postgres.publication, "outboxd");
   EXPECT_TRUE(config->postgres.create_slot);
   EXPECT_EQ(config->postgres.status_interval_ms, 1000);
+  EXPECT_EQ(config->postgres.slot_check_interval_ms, 5000);
+  EXPECT_EQ(config->postgres.min_safe_wal_size_mb, 1024);
   const OutboxConfig& outbox = config->outbox;
   EXPECT_EQ(outbox.topic, "outbox.event.${aggregatetype}");
   EXPECT_EQ(outbox.id_column, "id");
@@ -93,6 +99,8 @@ publication = "Orders Pub"
 tables = ["outbox", "billing.outbox_events"]
 create_slot = false
 status_interval_ms = 250
+slot_check_interval_ms = 100
+min_safe_wal_size_mb = 0
 [kafka]
 "bootstrap.servers" = "a:1,b:2"
 [outbox]
@@ -114,6 +122,8 @@ shutdown_timeout_ms = 0
               ElementsAre(TableName{"public", "outbox"}, TableName{"billing", "outbox_events"}));
   EXPECT_FALSE(config->postgres.create_slot);
   EXPECT_EQ(config->postgres.status_interval_ms, 250);
+  EXPECT_EQ(config->postgres.slot_check_interval_ms, 100);
+  EXPECT_EQ(config->postgres.min_safe_wal_size_mb, 0);  // 0 turns the threshold off.
   EXPECT_EQ(config->outbox.topic, "events-${routedByValue}-v1");
   EXPECT_EQ(config->outbox.id_column, "event_id");
   EXPECT_EQ(config->outbox.aggregate_type_column, "kind");
