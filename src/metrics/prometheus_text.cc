@@ -1,0 +1,91 @@
+// The /metrics catalogue: every RelayMetrics field under its exported name. The names follow
+// Prometheus's rules: `outboxd_` prefix, base units in the name (_bytes, _seconds), `_total`
+// on counters and only on counters.
+
+#include "metrics/prometheus_text.h"
+
+namespace outboxd::metrics {
+namespace {
+
+void RenderPublisher(const RelayMetrics& m, PrometheusWriter& w) {
+  w.AddCounterFamily("outboxd_events_published_total",
+                     "Records the broker acknowledged, by topic (dead letters included).",
+                     m.events_published);
+  w.AddCounterFamily("outboxd_published_bytes_total",
+                     "Key plus value bytes of acknowledged records, by topic.", m.bytes_published);
+  w.AddCounterFamily("outboxd_delivery_errors_total",
+                     "Failed delivery reports, by librdkafka error.", m.delivery_errors);
+  w.AddCounter("outboxd_kafka_retries_total", "Produce requests librdkafka retried.",
+               m.kafka_retries);
+  w.AddCounterFamily("outboxd_dead_lettered_events_total",
+                     "Rows sent to the dead-letter topic instead of their own, by reason.",
+                     m.dead_lettered);
+  w.AddGauge("outboxd_events_in_flight", "Records produced and not yet acknowledged.",
+             m.events_in_flight.value());
+  w.AddHistogram("outboxd_commit_to_ack_seconds",
+                 "Time from the Postgres commit of a row to the broker's acknowledgement of it.",
+                 m.commit_to_ack_seconds);
+}
+
+void RenderReplication(const RelayMetrics& m, PrometheusWriter& w) {
+  w.AddGauge("outboxd_replication_lag_bytes",
+             "Server WAL end minus the flush position confirmed to Postgres.",
+             m.replication_lag_bytes.value());
+  w.AddGauge("outboxd_replication_lag_seconds",
+             "Age of the oldest commit not yet acknowledged by Kafka (0 when none is pending).",
+             m.replication_lag_seconds.value());
+  w.AddGauge("outboxd_confirmed_lsn",
+             "Last flush LSN sent to Postgres, as an integer (pg_lsn minus '0/0').",
+             m.confirmed_lsn.value());
+  w.AddCounter("outboxd_transactions_total", "Commits decoded from the replication stream.",
+               m.transactions);
+  w.AddCounter("outboxd_rows_ignored_total",
+               "Changes decoded for tables outside the configured outbox tables.", m.rows_ignored);
+}
+
+void RenderSlot(const RelayMetrics& m, PrometheusWriter& w) {
+  w.AddGauge("outboxd_slot_retained_wal_bytes",
+             "WAL the slot keeps on the server (current WAL LSN minus restart_lsn).",
+             m.slot_retained_wal_bytes.value());
+  w.AddGauge("outboxd_slot_safe_wal_size_bytes",
+             "pg_replication_slots.safe_wal_size: WAL that can still be written before the slot "
+             "is lost; NaN when max_slot_wal_keep_size is unlimited.",
+             m.slot_safe_wal_size_bytes.value());
+  w.AddGaugeFamily("outboxd_slot_wal_status",
+                   "pg_replication_slots.wal_status: 1 for the current status, 0 for the others.",
+                   m.slot_wal_status);
+}
+
+void RenderSupervisor(const RelayMetrics& m, PrometheusWriter& w) {
+  w.AddCounterFamily("outboxd_restarts_total",
+                     "Pipeline restarts from the confirmed LSN, by cause.", m.restarts);
+  w.AddCounterFamily("outboxd_reconnects_total", "Reconnections, by server (postgres, kafka).",
+                     m.reconnects);
+}
+
+void RenderHealth(const Health::Snapshot& health, PrometheusWriter& w) {
+  w.AddGauge("outboxd_ready", "1 when /readyz answers 200 (streaming, producer and slot ok).",
+             health.Ready() ? 1 : 0);
+  w.AddLabelledGauge("outboxd_health_component_ok",
+                     "1 when the readiness component is ok; /readyz gives the reason.", "component",
+                     {{"producer", health.producer.ok ? 1 : 0},
+                      {"slot", health.slot.ok ? 1 : 0},
+                      {"streaming", health.streaming.ok ? 1 : 0}});
+}
+
+}  // namespace
+
+std::string RenderPrometheus(const RelayMetrics& metrics, const BuildInfo& build,
+                             const Health::Snapshot* health) {
+  PrometheusWriter w;
+  RenderPublisher(metrics, w);
+  RenderReplication(metrics, w);
+  RenderSlot(metrics, w);
+  RenderSupervisor(metrics, w);
+  if (health != nullptr) RenderHealth(*health, w);
+  w.AddInfo("outboxd_build_info", "outboxd's version and git commit; always 1.",
+            {{"version", build.version}, {"commit", build.commit}});
+  return w.Take();
+}
+
+}  // namespace outboxd::metrics

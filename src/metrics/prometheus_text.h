@@ -1,0 +1,69 @@
+#pragma once
+// Prometheus text exposition format 0.0.4 (what /metrics serves): a small writer that spells
+// names, labels and values the way Prometheus parses them, and the rendering of every metric
+// outboxd exports (RelayMetrics) under its `outboxd_` name.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "metrics/health.h"
+#include "metrics/metrics.h"
+
+namespace outboxd::metrics {
+
+inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4";
+
+// What `outboxd_build_info{version,commit} 1` carries; the caller fills it (from the values
+// the build derives from git).
+struct BuildInfo {
+  std::string version;
+  std::string commit;
+};
+
+// The whole /metrics page: every RelayMetrics metric with `# HELP` and `# TYPE`, children of
+// a family sorted by label value, then `outboxd_build_info`. With a non-null `health` it also
+// exports readiness (`outboxd_ready`, `outboxd_health_component_ok{component}`) so alerts can
+// see what /readyz says. Reads each metric once; safe on any thread while the stages update.
+std::string RenderPrometheus(const RelayMetrics& metrics, const BuildInfo& build,
+                             const Health::Snapshot* health = nullptr);
+
+// `value` escaped for a label value: backslash, double quote and newline get a backslash.
+std::string EscapeLabelValue(std::string_view value);
+// `text` escaped for a # HELP line: backslash and newline only.
+std::string EscapeHelp(std::string_view text);
+// A sample value: shortest text that reads back as `value`; NaN, +Inf and -Inf as Prometheus
+// spells them.
+std::string FormatValue(double value);
+
+// Appends metric families to a string. Each Add* writes the `# HELP`/`# TYPE` header and the
+// samples of one family; `name` must be a valid metric name (the caller's constant). Not
+// thread-safe; the metrics it reads may be updated concurrently.
+class PrometheusWriter {
+ public:
+  void AddCounter(std::string_view name, std::string_view help, const Counter& counter);
+  void AddCounterFamily(std::string_view name, std::string_view help,
+                        const Family<Counter>& family);
+  void AddGauge(std::string_view name, std::string_view help, double value);
+  void AddGaugeFamily(std::string_view name, std::string_view help, const Family<Gauge>& family);
+  void AddHistogram(std::string_view name, std::string_view help, const Histogram& histogram);
+  // A gauge with one labelled sample per (label value, value) pair, in the order given.
+  void AddLabelledGauge(std::string_view name, std::string_view help, std::string_view label,
+                        const std::vector<std::pair<std::string, double>>& samples);
+  // An info-style gauge: one sample of value 1 with the given (name, value) labels, in order.
+  void AddInfo(std::string_view name, std::string_view help,
+               const std::vector<std::pair<std::string, std::string>>& labels);
+
+  const std::string& text() const { return out_; }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  void Header(std::string_view name, std::string_view help, std::string_view type);
+  void Sample(std::string_view name, std::string_view labels, std::string_view value);
+
+  std::string out_;
+};
+
+}  // namespace outboxd::metrics

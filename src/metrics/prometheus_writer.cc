@@ -1,0 +1,142 @@
+// The text format's spelling rules (names, label escaping, special float values, histogram
+// series), independent of which metrics outboxd exports.
+
+#include <algorithm>
+#include <cmath>
+
+#include "fmt/format.h"
+#include "metrics/prometheus_text.h"
+
+namespace outboxd::metrics {
+namespace {
+
+template <typename Metric>
+std::vector<std::pair<std::string, const Metric*>> SortedChildren(const Family<Metric>& family) {
+  auto children = family.Children();
+  std::sort(children.begin(), children.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return children;
+}
+
+std::string Label(std::string_view name, std::string_view value) {
+  return fmt::format("{}=\"{}\"", name, EscapeLabelValue(value));
+}
+
+}  // namespace
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string EscapeHelp(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string FormatValue(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{}", value);
+}
+
+void PrometheusWriter::Header(std::string_view name, std::string_view help, std::string_view type) {
+  fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", name, EscapeHelp(help),
+                 name, type);
+}
+
+void PrometheusWriter::Sample(std::string_view name, std::string_view labels,
+                              std::string_view value) {
+  if (labels.empty()) {
+    fmt::format_to(std::back_inserter(out_), "{} {}\n", name, value);
+  } else {
+    fmt::format_to(std::back_inserter(out_), "{}{{{}}} {}\n", name, labels, value);
+  }
+}
+
+void PrometheusWriter::AddCounter(std::string_view name, std::string_view help,
+                                  const Counter& counter) {
+  Header(name, help, "counter");
+  Sample(name, "", fmt::format("{}", counter.value()));
+}
+
+void PrometheusWriter::AddCounterFamily(std::string_view name, std::string_view help,
+                                        const Family<Counter>& family) {
+  Header(name, help, "counter");
+  for (const auto& [label_value, child] : SortedChildren(family)) {
+    Sample(name, Label(family.label_name(), label_value), fmt::format("{}", child->value()));
+  }
+}
+
+void PrometheusWriter::AddGauge(std::string_view name, std::string_view help, double value) {
+  Header(name, help, "gauge");
+  Sample(name, "", FormatValue(value));
+}
+
+void PrometheusWriter::AddGaugeFamily(std::string_view name, std::string_view help,
+                                      const Family<Gauge>& family) {
+  Header(name, help, "gauge");
+  for (const auto& [label_value, child] : SortedChildren(family)) {
+    Sample(name, Label(family.label_name(), label_value), FormatValue(child->value()));
+  }
+}
+
+void PrometheusWriter::AddLabelledGauge(
+    std::string_view name, std::string_view help, std::string_view label,
+    const std::vector<std::pair<std::string, double>>& samples) {
+  Header(name, help, "gauge");
+  for (const auto& [label_value, value] : samples) {
+    Sample(name, Label(label, label_value), FormatValue(value));
+  }
+}
+
+void PrometheusWriter::AddInfo(std::string_view name, std::string_view help,
+                               const std::vector<std::pair<std::string, std::string>>& labels) {
+  Header(name, help, "gauge");
+  std::string text;
+  for (const auto& [label_name, label_value] : labels) {
+    if (!text.empty()) text += ',';
+    text += Label(label_name, label_value);
+  }
+  Sample(name, text, "1");
+}
+
+// One consistent Read(): the buckets, _sum and _count of a scrape come from the same snapshot,
+// so _count always equals the +Inf bucket.
+void PrometheusWriter::AddHistogram(std::string_view name, std::string_view help,
+                                    const Histogram& histogram) {
+  const Histogram::Snapshot s = histogram.Read();
+  Header(name, help, "histogram");
+  const std::string bucket = fmt::format("{}_bucket", name);
+  for (size_t i = 0; i < s.upper_bounds.size(); ++i) {
+    Sample(bucket, Label("le", FormatValue(s.upper_bounds[i])),
+           fmt::format("{}", s.cumulative_counts[i]));
+  }
+  Sample(bucket, Label("le", "+Inf"), fmt::format("{}", s.count));
+  Sample(fmt::format("{}_sum", name), "", FormatValue(s.sum));
+  Sample(fmt::format("{}_count", name), "", fmt::format("{}", s.count));
+}
+
+}  // namespace outboxd::metrics

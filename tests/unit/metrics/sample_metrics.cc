@@ -1,0 +1,39 @@
+#include "sample_metrics.h"
+
+#include <cmath>
+
+namespace outboxd::metrics::testing {
+
+void Populate(RelayMetrics& m) {
+  m.events_published.With("outbox.event.orders").Add(3);
+  m.events_published.With("outbox.event.customers").Add(2);
+  m.events_published.With("outbox.dlq").Add(1);
+  m.bytes_published.With("outbox.event.orders").Add(300);
+  m.bytes_published.With("outbox.event.customers").Add(200);
+  m.bytes_published.With("outbox.dlq").Add(17);
+  m.delivery_errors.With("Local: Message timed out").Add(2);
+  m.kafka_retries.Add(4);
+  m.dead_lettered.With("payload is not valid JSON: \"x\\y\"\nat 1").Add(1);
+  m.events_in_flight.Set(7);
+  for (double v : {0.0005, 0.002, 0.004, 0.2, 120.0}) m.commit_to_ack_seconds.Observe(v);
+  m.replication_lag_bytes.Set(4096);
+  m.replication_lag_seconds.Set(0.25);
+  m.confirmed_lsn.Set(0x16B3748);
+  m.transactions.Add(6);
+  m.rows_ignored.Add(9);
+  m.slot_retained_wal_bytes.Set(1 << 20);
+  m.slot_safe_wal_size_bytes.Set(std::nan(""));
+  m.slot_wal_status.With("reserved").Set(1);
+  m.slot_wal_status.With("extended").Set(0);
+  m.restarts.With("delivery failed").Add(1);
+  m.reconnects.With("postgres").Add(2);
+  m.reconnects.With("kafka").Add(1);
+}
+
+Health::Snapshot SampleHealth() {
+  return {.streaming = {true, "streaming slot outboxd"},
+          .producer = {false, "Kafka unreachable"},
+          .slot = {true, "wal_status reserved"}};
+}
+
+}  // namespace outboxd::metrics::testing
