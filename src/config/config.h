@@ -73,6 +73,11 @@ struct RelayConfig {
   int32_t shutdown_timeout_ms = 10000;  // Bounded wait for outstanding deliveries on SIGTERM.
 };
 
+// The status server (/metrics, /healthz, /readyz).
+struct HttpConfig {
+  std::string listen;  // "host:port" or "[ipv6]:port", validated; empty = no server.
+};
+
 struct Config {
   PostgresConfig postgres;
   // librdkafka producer properties in their string form, sorted by name; always holds
@@ -80,6 +85,7 @@ struct Config {
   std::vector<std::pair<std::string, std::string>> kafka;
   OutboxConfig outbox;
   RelayConfig relay;
+  HttpConfig http;
 };
 
 // Looks up an environment variable; nullopt when unset. Injected so tests never read the real

@@ -14,6 +14,7 @@ namespace outboxd::config::internal {
 absl::Status ReadPostgres(const SectionReader& reader, const Environment& env, PostgresConfig& out);
 absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out);
 absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out);
+absl::Status ReadHttp(const SectionReader& reader, HttpConfig& out);
 // `table` may be null (no [kafka] section); `source` names the file in errors.
 absl::Status ReadKafka(std::string_view source, const toml::table* table, const Environment& env,
                        std::vector<std::pair<std::string, std::string>>& out);

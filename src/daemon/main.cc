@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "daemon/exit_codes.h"
 #include "fmt/ranges.h"
+#include "http/status_server.h"
 #include "metrics/health.h"
 #include "metrics/metrics.h"
 #include "pg/slot_monitor.h"
@@ -82,6 +83,15 @@ int StopSignalFd() {
   return ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+// Serves /metrics, /healthz and /readyz when [http] listen is set. Call after StopSignalFd():
+// the server's threads inherit the blocked signal mask, so SIGTERM still reaches the signalfd.
+absl::Status StartStatusServer(const config::HttpConfig& config, http::StatusServer& server) {
+  if (config.listen.empty()) return absl::OkStatus();
+  if (auto s = server.Start(config.listen); !s.ok()) return s;
+  log::Info("serving /metrics, /healthz and /readyz on {} (port {})", config.listen, server.port());
+  return absl::OkStatus();
+}
+
 int Run(const Options& options) {
   log::SetMinLevel(options.level);
   auto config = config::LoadConfig(options.config_path);
@@ -102,9 +112,17 @@ int Run(const Options& options) {
   for (const auto& t : config->postgres.tables) tables.push_back(t.ToString());
   log::Info("outboxd {} starting: tables {}, slot {}, publication {}", OUTBOXD_VERSION,
             fmt::join(tables, ", "), config->postgres.slot, config->postgres.publication);
-  SystemClock clock;
+  // One of each per process; they outlive the relay and the status server that read them.
   metrics::RelayMetrics metrics;
   metrics::Health health;
+  http::StatusServer status_server(metrics, health,
+                                   {.version = OUTBOXD_VERSION, .commit = OUTBOXD_COMMIT});
+  if (auto s = StartStatusServer(config->http, status_server); !s.ok()) {
+    // A bad or busy listen address is a configuration problem: exit 2 with the fix.
+    log::Error("{}", MessageOf(s));
+    ::close(stop_fd);
+    return kExitUsage;
+  }
   // The WAL guard runs beside the relay for its whole life (README "WAL-safety guard").
   pg::SlotMonitor slot_monitor(
       {.conninfo = config->postgres.conninfo,
@@ -116,6 +134,7 @@ int Run(const Options& options) {
     log::Error("{}", MessageOf(s));
     return kExitFailure;
   }
+  SystemClock clock;
   relay::StopSignal stop(stop_fd);
   relay::RelayContext context{.config = *config,
                               .clock = clock,
@@ -128,6 +147,7 @@ int Run(const Options& options) {
     return slot_monitor.lost() ? absl::AbortedError(slot_monitor.lost_message()) : absl::OkStatus();
   };
   const absl::Status status = relay::RunRelay(context);
+  status_server.Stop();
   slot_monitor.Stop();
   ::close(stop_fd);
   if (!status.ok()) {

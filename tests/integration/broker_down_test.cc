@@ -2,14 +2,13 @@
 // not acknowledged (invariant 1); once the broker is back everything arrives and the slot
 // moves past them.
 
-#include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "harness/broker_guard.h"
 #include "harness/delivery_check.h"
 #include "harness/fixture.h"
 #include "harness/kafka_consumer.h"
@@ -20,51 +19,6 @@
 
 namespace outboxd::it {
 namespace {
-
-std::string ShellQuote(absl::string_view s) {
-  return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
-}
-
-// Stops the test broker; starts it again when asked or, whatever happened, when destroyed,
-// so a failing test never leaves the broker down for the tests after it.
-class BrokerGuard {
- public:
-  explicit BrokerGuard(const TestEnv& env) : env_(env) {}
-  ~BrokerGuard() {
-    if (stopped_) {
-      const absl::Status started = Start();
-      if (!started.ok())
-        std::cerr << "BrokerGuard: could not restart the broker: " << started << "\n";
-    }
-  }
-  BrokerGuard(const BrokerGuard&) = delete;
-  BrokerGuard& operator=(const BrokerGuard&) = delete;
-
-  absl::Status Stop() {
-    stopped_ = true;  // Even a failed stop may have half-stopped it: always try to start.
-    return Run("stop");
-  }
-  absl::Status Start() {
-    absl::Status status = Run("start");
-    if (status.ok()) stopped_ = false;
-    return status;
-  }
-
- private:
-  absl::Status Run(const std::string& verb) {
-    const std::string command = absl::StrCat(ShellQuote(env_.scripts_dir + "/kafka"), " ", verb,
-                                             " ", ShellQuote(env_.services_dir));
-    const absl::Time t0 = absl::Now();
-    const int rc = std::system(command.c_str());
-    std::cout << "[broker-down] `kafka " << verb << "` took "
-              << absl::FormatDuration(absl::Now() - t0) << "\n";
-    if (rc != 0) return absl::InternalError(absl::StrCat(command, " failed (status ", rc, ")"));
-    return absl::OkStatus();
-  }
-
-  const TestEnv& env_;
-  bool stopped_ = false;
-};
 
 class BrokerDownTest : public OutboxdTest {};
 

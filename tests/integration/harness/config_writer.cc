@@ -52,6 +52,12 @@ std::string RenderConfig(const OutboxdConfig& config) {
     absl::StrAppend(&out, TomlString(key), " = ", TomlString(value), "\n");
   }
   absl::StrAppend(&out, "\n[outbox]\n", "topic = ", TomlString(config.topic_pattern), "\n");
+  if (!config.dead_letter_topic.empty()) {
+    absl::StrAppend(&out, "dead_letter_topic = ", TomlString(config.dead_letter_topic), "\n");
+  }
+  if (!config.http_listen.empty()) {
+    absl::StrAppend(&out, "\n[http]\nlisten = ", TomlString(config.http_listen), "\n");
+  }
   return out;
 }
 

@@ -18,9 +18,11 @@ struct OutboxdConfig {
   std::string kafka_bootstrap;
   std::map<std::string, std::string> kafka_properties;  // extra librdkafka properties
   std::string topic_pattern;                            // e.g. "it_x.${aggregatetype}"
+  std::string dead_letter_topic;                        // [outbox]; empty = outboxd's default
+  std::string http_listen;                              // [http] listen; empty = no section
 };
 
-// The file's text: [postgres], [kafka] and [outbox] tables.
+// The file's text: [postgres], [kafka] and [outbox] tables, [http] when http_listen is set.
 std::string RenderConfig(const OutboxdConfig& config);
 
 // Writes RenderConfig(config) to `path` (replacing it).
