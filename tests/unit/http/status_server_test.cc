@@ -104,15 +104,17 @@ TEST_F(StatusServerTest, ScrapesSeeMonotonicCountersWhileTheLoopUpdates) {
   metrics::Counter& counter = metrics_.events_published.With("t");
   std::atomic<bool> stop{false};
   std::thread loop([&] {
+    // Not a busy loop: on a loaded machine that would starve the server's threads.
     while (!stop) {
       counter.Add();
       metrics_.commit_to_ack_seconds.Observe(0.003);
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   });
   uint64_t last = 0;
   for (int i = 0; i < 20; ++i) {
     auto res = Get("/metrics");
-    ASSERT_TRUE(res);
+    ASSERT_TRUE(res) << httplib::to_string(res.error());
     const std::string needle = "outboxd_events_published_total{topic=\"t\"} ";
     const size_t at = res->body.find(needle);
     ASSERT_NE(at, std::string::npos);
