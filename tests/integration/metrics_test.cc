@@ -90,6 +90,106 @@ class MetricsTest : public OutboxdTest {
   int port_ = 0;
 };
 
+TEST_F(MetricsTest, CountersMatchWhatKafkaHoldsAndReadinessFollowsTheBroker) {
+  const std::string orders = Topic("Order"), customers = Topic("Customer");
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * outboxd, StartOutboxd());
+
+  IT_ASSERT_OK_AND_ASSIGN(HttpAnswer healthz, HttpGet(port_, "/healthz"));
+  EXPECT_EQ(healthz.status, 200);
+  EXPECT_THAT(healthz.body, HasSubstr("\"status\":\"alive\""));
+  IT_ASSERT_OK(WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        absl::StatusOr<HttpAnswer> ready = HttpGet(port_, "/readyz");
+        if (!ready.ok()) return ready.status();
+        return ready->status == 200;
+      },
+      absl::Seconds(30), "/readyz to answer 200 while streaming"));
+
+  std::vector<ExpectedEvent> expected;
+  WriteRows(expected);
+  if (HasFatalFailure()) return;
+  // During the run: a scrape while deliveries may still be in flight parses and never shows
+  // more than was written.
+  IT_ASSERT_OK_AND_ASSIGN(auto during, Scrape());
+  EXPECT_LE(Get(during, Published(orders)), kOrders);
+  EXPECT_LE(Get(during, Published(customers)), kCustomers);
+
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<KafkaRecord> records,
+      ConsumeFromBeginning(env().kafka_bootstrap,
+                           {{orders, customers}, expected.size(), absl::Seconds(60)}));
+  const DeliveryReport report = CheckDelivery(expected, records, {});
+  ASSERT_EQ(report.missing, 0u) << report.Summary();
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<KafkaRecord> dead,
+      ConsumeFromBeginning(env().kafka_bootstrap, {{Topic("dlq")}, 1, absl::Seconds(60)}));
+  ASSERT_EQ(dead.size(), 1u);
+  size_t read_orders = 0, read_customers = 0;
+  for (const KafkaRecord& r : records) (r.topic == orders ? read_orders : read_customers)++;
+
+  // After the run: delivery reports are counted on outboxd's loop, a moment after the broker
+  // has the records; wait for the counters to settle, then compare exactly.
+  std::map<std::string, double> after;
+  IT_EXPECT_OK(WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        absl::StatusOr<std::map<std::string, double>> s = Scrape();
+        if (!s.ok()) return s.status();
+        after = *s;
+        return Get(after, Published(orders)) >= static_cast<double>(read_orders) &&
+               Get(after, Published(customers)) >= static_cast<double>(read_customers) &&
+               Sum(after, "outboxd_dead_lettered_events_total") >= 1 &&
+               Get(after, Published(Topic("dlq"))) >= 1 &&
+               Get(after, "outboxd_events_in_flight") == 0;
+      },
+      absl::Seconds(10), "the counters to reach what Kafka holds"));
+  EXPECT_EQ(Get(after, Published(orders)), static_cast<double>(read_orders));
+  EXPECT_EQ(Get(after, Published(customers)), static_cast<double>(read_customers));
+  EXPECT_EQ(read_orders, static_cast<size_t>(kOrders));
+  EXPECT_EQ(read_customers, static_cast<size_t>(kCustomers));
+  EXPECT_EQ(Sum(after, "outboxd_dead_lettered_events_total"), 1);
+  EXPECT_EQ(Get(after, Published(Topic("dlq"))), 1);
+  // One observation per acknowledged record, the dead letter included (as in published).
+  EXPECT_EQ(Get(after, "outboxd_commit_to_ack_seconds_count"),
+            static_cast<double>(expected.size() + 1));
+  EXPECT_EQ(Get(after, "outboxd_commit_to_ack_seconds_bucket{le=\"+Inf\"}"),
+            static_cast<double>(expected.size() + 1));
+  EXPECT_GT(Get(after, "outboxd_commit_to_ack_seconds_sum"), 0);
+  EXPECT_GT(Get(after, "outboxd_confirmed_lsn"), 0);
+  EXPECT_EQ(Get(after, "outboxd_events_in_flight"), 0);
+  EXPECT_EQ(Sum(after, "outboxd_restarts_total"), 0) << "a restart would have re-published";
+  EXPECT_EQ(Get(after, "outboxd_ready"), 1);
+  std::cout << "[metrics] published " << read_orders << " + " << read_customers
+            << " + 1 dead letter; commit->ack count "
+            << Get(after, "outboxd_commit_to_ack_seconds_count") << ", mean "
+            << Get(after, "outboxd_commit_to_ack_seconds_sum") /
+                   Get(after, "outboxd_commit_to_ack_seconds_count") * 1000
+            << " ms; confirmed lsn " << Get(after, "outboxd_confirmed_lsn") << "\n";
+
+  // Kafka stopped: still alive, no longer ready, and the body says which component and why.
+  BrokerGuard broker(env());
+  IT_ASSERT_OK(broker.Stop());
+  HttpAnswer not_ready;
+  IT_EXPECT_OK(WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        absl::StatusOr<HttpAnswer> a = HttpGet(port_, "/readyz");
+        if (!a.ok()) return a.status();
+        not_ready = *a;
+        return a->status == 503;
+      },
+      absl::Seconds(60), "/readyz to answer 503 with the broker stopped"));
+  EXPECT_EQ(not_ready.status, 503);
+  EXPECT_THAT(not_ready.body, HasSubstr("\"producer\":{\"ok\":false,\"reason\":\""));
+  IT_ASSERT_OK_AND_ASSIGN(HttpAnswer alive, HttpGet(port_, "/healthz"));
+  EXPECT_EQ(alive.status, 200);
+  IT_ASSERT_OK_AND_ASSIGN(auto down, Scrape());
+  EXPECT_EQ(Get(down, "outboxd_ready"), 0);
+  EXPECT_EQ(Get(down, "outboxd_health_component_ok{component=\"producer\"}"), 0);
+  std::cout << "[metrics] broker stopped: /readyz " << not_ready.status << " " << not_ready.body;
+
+  IT_ASSERT_OK(broker.Start());
+  EXPECT_TRUE(outboxd->Running()) << Tail(*outboxd);
+}
+
 TEST_F(MetricsTest, ListenAddressInUseIsAConfigErrorWithTheFix) {
   // Hold the port with a second outboxd's status server: the first one binds it.
   IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
