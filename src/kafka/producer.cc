@@ -52,6 +52,8 @@ class RdKafkaProducer final : public Producer {
   static void ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static int StatsCallback(rd_kafka_t* rk, char* json, size_t json_len, void* opaque);
   void OnReport(const rd_kafka_message_t& message);
+  void OnStats(const ProducerStats& stats);
+  void MarkReachable();
   void OnError(rd_kafka_resp_err_t err, const char* reason);
 
   struct RdKafkaDeleter {
@@ -235,10 +237,7 @@ std::optional<std::string_view> View(const void* data, size_t size) {
 void RdKafkaProducer::OnReport(const rd_kafka_message_t& message) {
   const auto tag = reinterpret_cast<uint64_t>(message._private);
   if (message.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    if (brokers_down_) {
-      log::Info("Kafka is reachable again; deliveries resumed");
-      brokers_down_ = false;
-    }
+    if (brokers_down_) MarkReachable();
     handler_.OnDelivered(tag);
     return;
   }
@@ -266,6 +265,11 @@ void RdKafkaProducer::OnReport(const rd_kafka_message_t& message) {
   handler_.OnFailed(tag, f);
 }
 
+void RdKafkaProducer::MarkReachable() {
+  log::Info("Kafka is reachable again");
+  brokers_down_ = false;
+}
+
 void RdKafkaProducer::LogCallback(const rd_kafka_t* /*rk*/, int level, const char* facility,
                                   const char* message) {
   // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug.
@@ -282,10 +286,17 @@ void RdKafkaProducer::ErrorCallback(rd_kafka_t* /*rk*/, int err, const char* rea
 
 int RdKafkaProducer::StatsCallback(rd_kafka_t* /*rk*/, char* json, size_t json_len, void* opaque) {
   // Served by rd_kafka_poll on the loop thread, like delivery reports.
-  if (auto retries = TotalRetries({json, json_len})) {
-    static_cast<RdKafkaProducer*>(opaque)->retries_ = *retries;
+  if (auto stats = ParseProducerStats({json, json_len})) {
+    static_cast<RdKafkaProducer*>(opaque)->OnStats(*stats);
   }
   return 0;  // librdkafka frees `json`.
+}
+
+void RdKafkaProducer::OnStats(const ProducerStats& stats) {
+  retries_ = stats.retries;
+  // librdkafka reports only the loss of all brokers, never their return; an idle producer has
+  // no delivery to show it either, so the broker states say when Kafka is reachable again.
+  if (brokers_down_ && stats.brokers_up > 0) MarkReachable();
 }
 
 void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {

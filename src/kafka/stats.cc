@@ -1,12 +1,10 @@
 #include "kafka/stats.h"
 
-#include <string>
-
 #include "simdjson.h"
 
 namespace outboxd::kafka {
 
-std::optional<uint64_t> TotalRetries(std::string_view stats_json) {
+std::optional<ProducerStats> ParseProducerStats(std::string_view stats_json) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(stats_json.data(), stats_json.size()).get(doc) != simdjson::SUCCESS) {
@@ -14,13 +12,18 @@ std::optional<uint64_t> TotalRetries(std::string_view stats_json) {
   }
   simdjson::dom::object brokers;
   if (doc["brokers"].get(brokers) != simdjson::SUCCESS) return std::nullopt;
-  uint64_t total = 0;
+  ProducerStats stats;
   for (auto [name, broker] : brokers) {
     uint64_t retries = 0;
-    if (broker["txretries"].get(retries) != simdjson::SUCCESS) return std::nullopt;
-    total += retries;
+    std::string_view state;
+    if (broker["txretries"].get(retries) != simdjson::SUCCESS ||
+        broker["state"].get(state) != simdjson::SUCCESS) {
+      return std::nullopt;
+    }
+    stats.retries += retries;
+    if (state == "UP") ++stats.brokers_up;
   }
-  return total;
+  return stats;
 }
 
 }  // namespace outboxd::kafka

@@ -1,5 +1,5 @@
 #pragma once
-// Reading librdkafka's statistics JSON (statistics.interval.ms): only what outboxd exports.
+// Reading librdkafka's statistics JSON (statistics.interval.ms): only what outboxd uses.
 
 #include <cstdint>
 #include <optional>
@@ -7,9 +7,12 @@
 
 namespace outboxd::kafka {
 
-// The sum of `txretries` over the brokers in one statistics document: requests librdkafka
-// re-sent since the producer started. nullopt when the document is not what librdkafka
-// writes.
-std::optional<uint64_t> TotalRetries(std::string_view stats_json);
+struct ProducerStats {
+  uint64_t retries = 0;  // Sum of `txretries` over brokers: requests re-sent since the start.
+  int brokers_up = 0;    // Brokers whose connection `state` is "UP".
+};
+
+// Parses one statistics document; nullopt when it is not what librdkafka writes.
+std::optional<ProducerStats> ParseProducerStats(std::string_view stats_json);
 
 }  // namespace outboxd::kafka

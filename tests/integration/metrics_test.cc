@@ -187,6 +187,14 @@ TEST_F(MetricsTest, CountersMatchWhatKafkaHoldsAndReadinessFollowsTheBroker) {
   std::cout << "[metrics] broker stopped: /readyz " << not_ready.status << " " << not_ready.body;
 
   IT_ASSERT_OK(broker.Start());
+  // Ready again once the broker is back, even with no record to deliver.
+  IT_EXPECT_OK(WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        absl::StatusOr<HttpAnswer> a = HttpGet(port_, "/readyz");
+        if (!a.ok()) return a.status();
+        return a->status == 200;
+      },
+      absl::Seconds(60), "/readyz to answer 200 again once the broker is back"));
   EXPECT_TRUE(outboxd->Running()) << Tail(*outboxd);
 }
 
