@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/env_expand.h"
 #include "config/sections.h"
 #include "config/toml_guard.h"
 #include "fmt/format.h"
@@ -77,6 +78,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view 
   absl::StatusOr<toml::table> root = ParseToml(toml_text, source_name);
   if (!root.ok()) return root.status();
   if (auto s = CheckTopLevel(source_name, *root); !s.ok()) return s;
+  if (auto s = internal::ExpandEnvironment(*root, source_name, env); !s.ok()) return s;
   auto section = [&](std::string_view name) {
     return internal::SectionReader(source_name, name, (*root)[name].as_table());
   };

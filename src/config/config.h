@@ -2,9 +2,12 @@
 // outboxd's configuration: one TOML file plus a few environment overrides, parsed and validated
 // once at start-up into a plain Config that the rest of the daemon only reads.
 //
-// Environment overrides (applied after the file, so secrets need not live in it):
+// Secrets need not live in the file: string values may hold ${NAME} references to environment
+// variables (env_expand.h: "$${" is a literal "${"; not in [outbox] topic), and these
+// overrides replace whole values after the file is read:
 //   OUTBOXD_POSTGRES_CONNINFO        replaces [postgres] conninfo
 //   OUTBOXD_KAFKA_BOOTSTRAP_SERVERS  replaces [kafka] "bootstrap.servers"
+//   OUTBOXD_KAFKA_SASL_PASSWORD      replaces [kafka] "sasl.password"
 // A key that an override supplies may be left out of the file.
 
 #include <cstdint>
@@ -21,6 +24,7 @@ namespace outboxd::config {
 
 inline constexpr std::string_view kEnvConninfo = "OUTBOXD_POSTGRES_CONNINFO";
 inline constexpr std::string_view kEnvBootstrapServers = "OUTBOXD_KAFKA_BOOTSTRAP_SERVERS";
+inline constexpr std::string_view kEnvSaslPassword = "OUTBOXD_KAFKA_SASL_PASSWORD";
 
 // A table as pgoutput names it. Matched byte for byte against Relation messages, so an
 // unquoted (lower-cased by Postgres) identifier must be written in lower case.

@@ -55,6 +55,30 @@ absl::Status CheckDuplicates(std::string_view source, const Properties& sorted) 
   return absl::OkStatus();
 }
 
+Properties::iterator FindProperty(Properties& properties, std::string_view name) {
+  return std::find_if(properties.begin(), properties.end(),
+                      [&](const auto& p) { return p.first == name; });
+}
+
+// Sets `property` to the value of environment variable `variable` when that is set, keeping
+// `properties` sorted.
+absl::Status ApplyOverride(const Environment& env, std::string_view variable,
+                           std::string_view property, std::string_view fix,
+                           Properties& properties) {
+  auto value = ReadOverride(env, variable, fix);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return absl::OkStatus();
+  auto it = FindProperty(properties, property);
+  if (it == properties.end()) {
+    it = properties.emplace(
+        std::lower_bound(properties.begin(), properties.end(), property,
+                         [](const auto& p, std::string_view k) { return p.first < k; }),
+        std::string(property), "");
+  }
+  it->second = std::move(**value);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ReadKafka(std::string_view source, const toml::table* table, const Environment& env,
@@ -66,21 +90,18 @@ absl::Status ReadKafka(std::string_view source, const toml::table* table, const 
   std::stable_sort(properties.begin(), properties.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   if (auto s = CheckDuplicates(source, properties); !s.ok()) return s;
-
-  auto override_value =
-      ReadOverride(env, kEnvBootstrapServers, "unset it or give host:port[,host:port...]");
-  if (!override_value.ok()) return override_value.status();
-  auto bootstrap = std::find_if(properties.begin(), properties.end(),
-                                [](const auto& p) { return p.first == kBootstrap; });
-  if (override_value->has_value()) {
-    if (bootstrap == properties.end()) {
-      bootstrap = properties.emplace(
-          std::lower_bound(properties.begin(), properties.end(), std::string(kBootstrap),
-                           [](const auto& p, const std::string& k) { return p.first < k; }),
-          std::string(kBootstrap), "");
-    }
-    bootstrap->second = std::move(**override_value);
-  } else if (bootstrap == properties.end() || bootstrap->second.empty()) {
+  if (auto s = ApplyOverride(env, kEnvBootstrapServers, kBootstrap,
+                             "unset it or give host:port[,host:port...]", properties);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = ApplyOverride(env, kEnvSaslPassword, "sasl.password",
+                             "unset it or give the SASL password", properties);
+      !s.ok()) {
+    return s;
+  }
+  auto bootstrap = FindProperty(properties, kBootstrap);
+  if (bootstrap == properties.end() || bootstrap->second.empty()) {
     return absl::InvalidArgumentError(fmt::format(
         "{}: [kafka] \"{}\" is {}; add \"{}\" = \"127.0.0.1:9092\" under [kafka] or set {}", source,
         kBootstrap, bootstrap == properties.end() ? "missing" : "empty", kBootstrap,
