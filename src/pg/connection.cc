@@ -47,8 +47,10 @@ std::string_view TlsFix(std::string_view message) {
   return "";
 }
 
-// Appends what the operator should do about the common connection failures.
-std::string WithFix(std::string message, std::string_view user) {
+// Appends what the operator should do about the common connection failures. `user` is
+// PQuser's answer, null when libpq could not even parse the conninfo.
+std::string WithFix(std::string message, const char* user_or_null) {
+  const std::string_view user = user_or_null != nullptr ? user_or_null : "<user>";
   if (std::string_view tls = TlsFix(message); !tls.empty()) {
     message += tls;
   } else if (Contains(message, "replication role")) {
@@ -183,6 +185,27 @@ std::string Connection::QuoteIdentifier(std::string_view text) const {
   std::unique_ptr<char, decltype(&PQfreemem)> quoted(
       PQescapeIdentifier(conn_.get(), text.data(), text.size()), &PQfreemem);
   return quoted ? std::string(quoted.get()) : std::string("\"\"");
+}
+
+absl::StatusOr<Connection> Connection::OpenOrdinary(const std::string& conninfo,
+                                                    const char* application_name) {
+  const char* const keywords[] = {"connect_timeout",
+                                  "keepalives_idle",
+                                  "keepalives_interval",
+                                  "keepalives_count",
+                                  "dbname",
+                                  "application_name",
+                                  nullptr};
+  const char* const values[] = {"10", "30", "10", "3", conninfo.c_str(), application_name, nullptr};
+  Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
+  if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
+  if (PQstatus(conn.raw()) != CONNECTION_OK) {
+    const PGPing server = PQpingParams(keywords, values, /*expand_dbname=*/1);
+    return ClassifyConnectError(server, WithFix(Concat("cannot connect to Postgres: ",
+                                                       TrimMessage(PQerrorMessage(conn.raw()))),
+                                                PQuser(conn.raw())));
+  }
+  return conn;
 }
 
 }  // namespace outboxd::pg

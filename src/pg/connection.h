@@ -51,6 +51,10 @@ class Connection {
  public:
   // Connects with `conninfo` plus replication=database and application_name=outboxd.
   static absl::StatusOr<Connection> Open(const std::string& conninfo);
+  // An ordinary SQL session (no replication=database), application_name=`application_name`,
+  // with the same defaults and error classification: for checks and slot administration.
+  static absl::StatusOr<Connection> OpenOrdinary(const std::string& conninfo,
+                                                 const char* application_name);
 
   // Runs one statement through the simple query protocol; errors are classified as above with
   // `what` naming the step for the message. The result is TUPLES_OK or COMMAND_OK.

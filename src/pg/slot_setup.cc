@@ -17,14 +17,12 @@ namespace {
 std::string Display(const QualifiedTable& t) { return Concat(t.schema, ".", t.name); }
 
 absl::Status CheckWalLevel(Connection& conn) {
-  auto result = conn.Query("SHOW wal_level", "reading wal_level");
-  if (!result.ok()) return result.status();
-  const std::string_view level = Value(result->get(), 0, 0);
-  if (level != "logical") {
+  auto level = ShowSetting(conn, "wal_level");
+  if (!level.ok()) return level.status();
+  if (*level != "logical") {
     return absl::FailedPreconditionError(
-        Concat("Postgres has wal_level = ", level,
-               "; logical replication needs wal_level = logical: set it in postgresql.conf "
-               "(ALTER SYSTEM SET wal_level = logical) and restart Postgres"));
+        Concat("Postgres has wal_level = ", *level,
+               "; logical replication needs wal_level = logical: ", kWalLevelFix));
   }
   return absl::OkStatus();
 }
@@ -45,14 +43,9 @@ absl::StatusOr<ServerIdentity> IdentifySystem(Connection& conn) {
 
 absl::Status CheckTablesExist(Connection& conn, const SetupOptions& options) {
   for (const QualifiedTable& t : options.tables) {
-    auto result = conn.Query(
-        Concat("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
-               "ON n.oid = c.relnamespace WHERE n.nspname = ",
-               conn.QuoteLiteral(t.schema), " AND c.relname = ", conn.QuoteLiteral(t.name),
-               " AND c.relkind IN ('r', 'p')"),
-        "looking up outbox table");
-    if (!result.ok()) return result.status();
-    if (PQntuples(result->get()) == 0) {
+    auto table = LookupTable(conn, t);
+    if (!table.ok()) return table.status();
+    if (!table->has_value()) {
       return absl::FailedPreconditionError(
           Concat("outbox table ", Display(t), " does not exist in database ", conn.DatabaseName(),
                  "; create it (see the README's DDL) or fix [postgres] tables in the config"));
@@ -62,12 +55,7 @@ absl::Status CheckTablesExist(Connection& conn, const SetupOptions& options) {
 }
 
 std::string CreatePublicationSql(Connection& conn, const SetupOptions& options) {
-  std::vector<std::string> names;
-  for (const QualifiedTable& t : options.tables) {
-    names.push_back(Concat(conn.QuoteIdentifier(t.schema), ".", conn.QuoteIdentifier(t.name)));
-  }
-  return fmt::format("CREATE PUBLICATION {} FOR TABLE {} WITH (publish = 'insert')",
-                     conn.QuoteIdentifier(options.publication), fmt::join(names, ", "));
+  return pg::CreatePublicationSql(conn, options.publication, options.tables);
 }
 
 absl::Status CreatePublication(Connection& conn, const SetupOptions& options) {
@@ -88,12 +76,9 @@ absl::Status CreatePublication(Connection& conn, const SetupOptions& options) {
 }
 
 absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
-  auto pub = conn.Query(Concat("SELECT pubinsert FROM pg_catalog.pg_publication WHERE "
-                               "pubname = ",
-                               conn.QuoteLiteral(options.publication)),
-                        "looking up the publication");
+  auto pub = LookupPublication(conn, options.publication);
   if (!pub.ok()) return pub.status();
-  if (PQntuples(pub->get()) == 0) {
+  if (!pub->has_value()) {
     if (!options.create_missing) {
       return absl::FailedPreconditionError(
           Concat("publication ", options.publication, " does not exist; create it with: ",
@@ -102,24 +87,18 @@ absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
     if (auto s = CreatePublication(conn, options); !s.ok()) return s;
     return CheckPublication(conn, options);
   }
-  if (Value(pub->get(), 0, 0) != "t") {
+  if (!(*pub)->inserts) {
     return absl::FailedPreconditionError(Concat(
         "publication ", options.publication, " does not publish inserts; run: ALTER PUBLICATION ",
         conn.QuoteIdentifier(options.publication), " SET (publish = 'insert')"));
   }
   for (const QualifiedTable& t : options.tables) {
-    auto covered =
-        conn.Query(Concat("SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname = ",
-                          conn.QuoteLiteral(options.publication),
-                          " AND schemaname = ", conn.QuoteLiteral(t.schema),
-                          " AND tablename = ", conn.QuoteLiteral(t.name)),
-                   "checking the publication's tables");
+    auto covered = PublicationIncludes(conn, options.publication, t);
     if (!covered.ok()) return covered.status();
-    if (PQntuples(covered->get()) == 0) {
+    if (!*covered) {
       return absl::FailedPreconditionError(
           Concat("publication ", options.publication, " does not include ", Display(t),
-                 "; run: ", "ALTER PUBLICATION ", conn.QuoteIdentifier(options.publication),
-                 " ADD TABLE ", conn.QuoteIdentifier(t.schema), ".", conn.QuoteIdentifier(t.name)));
+                 "; run: ", AddTableSql(conn, options.publication, t)));
     }
   }
   return absl::OkStatus();
@@ -143,13 +122,9 @@ absl::Status CreateSlot(Connection& conn, const SetupOptions& options) {
 }
 
 absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
-  auto slot = conn.Query(Concat("SELECT plugin, database, wal_status, slot_type FROM "
-                                "pg_catalog.pg_replication_slots WHERE slot_name = ",
-                                conn.QuoteLiteral(options.slot)),
-                         "looking up the replication slot");
+  auto slot = LookupSlot(conn, options.slot);
   if (!slot.ok()) return slot.status();
-  const PGresult* r = slot->get();
-  if (PQntuples(r) == 0) {
+  if (!slot->has_value()) {
     if (!options.create_missing) {
       return absl::FailedPreconditionError(Concat("replication slot ", options.slot,
                                                   " does not exist; create it with SELECT "
@@ -161,17 +136,18 @@ absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
     if (auto s = CreateSlot(conn, options); !s.ok()) return s;
     return CheckSlot(conn, options);
   }
-  if (Value(r, 0, 3) != "logical" || Value(r, 0, 0) != "pgoutput") {
+  const SlotInfo& info = **slot;
+  if (info.slot_type != "logical" || info.plugin != "pgoutput") {
     return absl::FailedPreconditionError(
-        Concat("replication slot ", options.slot, " uses plugin '", Value(r, 0, 0),
+        Concat("replication slot ", options.slot, " uses plugin '", info.plugin,
                "', not pgoutput; use another [postgres] slot name or drop that slot"));
   }
-  if (Value(r, 0, 1) != conn.DatabaseName()) {
+  if (info.database != conn.DatabaseName()) {
     return absl::FailedPreconditionError(
-        Concat("replication slot ", options.slot, " belongs to database ", Value(r, 0, 1), ", not ",
+        Concat("replication slot ", options.slot, " belongs to database ", info.database, ", not ",
                conn.DatabaseName(), "; use another [postgres] slot name"));
   }
-  if (Value(r, 0, 2) == "lost") {
+  if (info.wal_status == "lost") {
     return LostSlotOr(conn, options.slot,
                       absl::UnavailableError(Concat("replication slot ", options.slot,
                                                     " showed wal_status = lost but could not be "

@@ -8,14 +8,10 @@
 
 #include "absl/status/statusor.h"
 #include "common/types.h"
+#include "pg/catalog.h"
 #include "pg/connection.h"
 
 namespace outboxd::pg {
-
-struct QualifiedTable {
-  std::string schema;
-  std::string name;
-};
 
 struct SetupOptions {
   std::string slot;

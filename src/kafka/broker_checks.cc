@@ -1,0 +1,217 @@
+#include "kafka/broker_checks.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <memory>
+#include <optional>
+
+#include "common/log.h"
+#include "fmt/format.h"
+
+namespace outboxd::kafka {
+namespace {
+
+struct RdKafkaDeleter {
+  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+};
+struct MetadataDeleter {
+  void operator()(const rd_kafka_metadata_t* md) const { rd_kafka_metadata_destroy(md); }
+};
+struct TopicDeleter {
+  void operator()(rd_kafka_topic_t* rkt) const { rd_kafka_topic_destroy(rkt); }
+};
+using MetadataPtr = std::unique_ptr<const rd_kafka_metadata_t, MetadataDeleter>;
+
+constexpr std::string_view kBrokers = "kafka brokers";
+constexpr std::string_view kSecurityFix =
+    "check bootstrap.servers, that the brokers are up and reachable from here, and "
+    "security.protocol / sasl.* / ssl.* in [kafka]";
+
+// The first error librdkafka reported (served by rd_kafka_poll on the checking thread).
+struct ErrorSink {
+  std::optional<std::string> first;
+  bool authentication = false;
+};
+
+void OnError(rd_kafka_t*, int err, const char* reason, void* opaque) {
+  auto* sink = static_cast<ErrorSink*>(opaque);
+  const auto code = static_cast<rd_kafka_resp_err_t>(err);
+  if (code == RD_KAFKA_RESP_ERR__AUTHENTICATION || code == RD_KAFKA_RESP_ERR__SSL ||
+      code == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED) {
+    sink->authentication = true;
+    sink->first = reason;  // Auth is the more useful cause than the transport errors before it.
+  } else if (!sink->first) {
+    sink->first = reason;
+  }
+}
+
+// librdkafka's own log lines, at debug level (through the redacting logger).
+void OnLog(const rd_kafka_t*, int, const char* facility, const char* message) {
+  log::Debug("librdkafka {}: {}", facility, message);
+}
+
+class BrokerChecker {
+ public:
+  explicit BrokerChecker(const BrokerCheckOptions& options) : options_(options) {}
+
+  CheckResults Run() {
+    if (!Create()) return out_;
+    const std::optional<int32_t> broker = CheckCluster();
+    if (!broker) return out_;
+    for (const std::string& topic : options_.topics) CheckTopic(topic, *broker);
+    return out_;
+  }
+
+ private:
+  bool Create() {
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    char errstr[512];
+    for (const auto& [name, value] : options_.properties) {
+      if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof errstr) !=
+          RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        out_.push_back(Fail(std::string(kBrokers), fmt::format("[kafka] \"{}\": {}", name, errstr),
+                            "fix or remove that property"));
+        return false;
+      }
+    }
+    // Describing a missing topic must not create it (the broker would, for a producer).
+    rd_kafka_conf_set(conf, "allow.auto.create.topics", "false", errstr, sizeof errstr);
+    rd_kafka_conf_set_error_cb(conf, OnError);
+    rd_kafka_conf_set_log_cb(conf, OnLog);
+    rd_kafka_conf_set_opaque(conf, &errors_);
+    rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr));
+    if (!rk_) {
+      out_.push_back(Fail(std::string(kBrokers), fmt::format("cannot create a client: {}", errstr),
+                          "fix the [kafka] properties"));
+      return false;
+    }
+    return true;
+  }
+
+  // The id of a reachable broker, after adding the cluster's result.
+  std::optional<int32_t> CheckCluster() {
+    const rd_kafka_metadata_t* raw = nullptr;
+    const rd_kafka_resp_err_t err =
+        rd_kafka_metadata(rk_.get(), /*all_topics=*/0, nullptr, &raw, options_.timeout_ms);
+    MetadataPtr md(raw);
+    rd_kafka_poll(rk_.get(), 0);  // Serve OnError.
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR || md->broker_cnt == 0) {
+      out_.push_back(
+          Fail(std::string(kBrokers),
+               fmt::format("no broker answered a metadata request within {} ms: {}",
+                           options_.timeout_ms, errors_.first.value_or(rd_kafka_err2str(err))),
+               std::string(kSecurityFix), errors_.authentication));
+      return std::nullopt;
+    }
+    std::string brokers;
+    for (int i = 0; i < md->broker_cnt; ++i) {
+      brokers += fmt::format("{}{} ({}:{})", i ? ", " : "", md->brokers[i].id, md->brokers[i].host,
+                             md->brokers[i].port);
+    }
+    out_.push_back(Pass(std::string(kBrokers),
+                        fmt::format("{} broker(s) reached: {}", md->broker_cnt, brokers)));
+    return md->brokers[0].id;
+  }
+
+  void CheckTopic(const std::string& topic, int32_t broker);
+  // The broker's auto.create.topics.enable; nullopt when it cannot be read.
+  std::optional<bool> AutoCreate(int32_t broker);
+
+  const BrokerCheckOptions& options_;
+  ErrorSink errors_;
+  std::unique_ptr<rd_kafka_t, RdKafkaDeleter> rk_;
+  CheckResults out_;
+};
+
+void BrokerChecker::CheckTopic(const std::string& topic, int32_t broker) {
+  const std::string name = fmt::format("topic {}", topic);
+  std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(
+      rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr));
+  const rd_kafka_metadata_t* raw = nullptr;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(rk_.get(), /*all_topics=*/0, rkt.get(), &raw, options_.timeout_ms);
+  MetadataPtr md(raw);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR || md->topic_cnt != 1) {
+    out_.push_back(Fail(name, fmt::format("metadata request failed: {}", rd_kafka_err2str(err)),
+                        std::string(kSecurityFix)));
+    return;
+  }
+  const rd_kafka_metadata_topic_t& t = md->topics[0];
+  // Only three answers matter here; the exhaustive classification of delivery errors lives in
+  // the producer.
+  if (t.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    out_.push_back(Pass(name, fmt::format("exists, {} partition(s)", t.partition_cnt)));
+    return;
+  }
+  if (t.err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+    out_.push_back(Fail(name, "not authorized (TOPIC_AUTHORIZATION_FAILED)",
+                        fmt::format("grant outboxd's principal Describe and Write on it, e.g. "
+                                    "kafka-acls.sh --add --allow-principal User:<name> "
+                                    "--operation Describe --operation Write --topic {}",
+                                    topic),
+                        /*permission=*/true));
+    return;
+  }
+  if (t.err != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+    out_.push_back(Fail(name, fmt::format("broker reports {}", rd_kafka_err2str(t.err)),
+                        "check the topic on the cluster"));
+    return;
+  }
+  const std::optional<bool> auto_create = AutoCreate(broker);
+  const std::string create =
+      fmt::format("kafka-topics.sh --bootstrap-server <host:port> --create --topic {}", topic);
+  if (auto_create == true) {
+    out_.push_back(Pass(name,
+                        "does not exist; the broker creates it on the first write "
+                        "(auto.create.topics.enable = true)"));
+  } else if (auto_create == false) {
+    out_.push_back(Fail(name, "does not exist and auto.create.topics.enable = false",
+                        fmt::format("create it: {}", create)));
+  } else {
+    out_.push_back(Warn(name,
+                        "does not exist; whether the broker auto-creates it is unknown "
+                        "(its config could not be read)",
+                        fmt::format("create it to be sure: {}", create)));
+  }
+}
+
+std::optional<bool> BrokerChecker::AutoCreate(int32_t broker) {
+  const std::string id = fmt::format("{}", broker);
+  rd_kafka_ConfigResource_t* resource =
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_BROKER, id.c_str());
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk_.get());
+  rd_kafka_DescribeConfigs(rk_.get(), &resource, 1, nullptr, queue);
+  rd_kafka_ConfigResource_destroy(resource);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, options_.timeout_ms);
+  std::optional<bool> result;
+  const rd_kafka_DescribeConfigs_result_t* described =
+      event ? rd_kafka_event_DescribeConfigs_result(event) : nullptr;
+  size_t resource_count = 0;
+  const rd_kafka_ConfigResource_t** resources =
+      described ? rd_kafka_DescribeConfigs_result_resources(described, &resource_count) : nullptr;
+  for (size_t r = 0; r < resource_count; ++r) {
+    if (rd_kafka_ConfigResource_error(resources[r]) != RD_KAFKA_RESP_ERR_NO_ERROR) continue;
+    size_t config_count = 0;
+    const rd_kafka_ConfigEntry_t** configs =
+        rd_kafka_ConfigResource_configs(resources[r], &config_count);
+    for (size_t c = 0; c < config_count; ++c) {
+      if (std::string_view(rd_kafka_ConfigEntry_name(configs[c])) != "auto.create.topics.enable") {
+        continue;
+      }
+      const char* value = rd_kafka_ConfigEntry_value(configs[c]);
+      if (value) result = std::string_view(value) == "true";
+    }
+  }
+  if (event) rd_kafka_event_destroy(event);
+  rd_kafka_queue_destroy(queue);
+  return result;
+}
+
+}  // namespace
+
+CheckResults CheckBrokers(const BrokerCheckOptions& options) {
+  return BrokerChecker(options).Run();
+}
+
+}  // namespace outboxd::kafka

@@ -1,0 +1,280 @@
+#include "pg/server_checks.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace outboxd::pg {
+namespace {
+
+CheckResult FromError(std::string name, const absl::Status& status, std::string fix) {
+  const bool permission = absl::IsPermissionDenied(status) || absl::IsUnauthenticated(status);
+  return Fail(std::move(name), std::string(MessageOf(status)), std::move(fix), permission);
+}
+
+// Counted resources: `used` of `max` in use, `need` more wanted by `run`.
+CheckResult CheckCapacity(std::string_view setting, int max, int used, int need,
+                          std::string_view what) {
+  const std::string detail = fmt::format("{} of {} {} in use", used, max, what);
+  if (max - used >= need) {
+    return Pass(std::string(setting), detail);
+  }
+  return Fail(std::string(setting), fmt::format("{}, outboxd needs {} more", detail, need),
+              fmt::format("raise {} (ALTER SYSTEM SET {} = {}; restart Postgres) or free one",
+                          setting, setting, used + need));
+}
+
+class ServerChecker {
+ public:
+  ServerChecker(Connection& conn, const ServerCheckOptions& options, CheckResults& out)
+      : conn_(conn), options_(options), out_(out) {}
+
+  void Run() {
+    if (!CheckRole()) return;
+    CheckSettings();
+    for (const QualifiedTable& t : options_.tables) CheckTable(t);
+    CheckPublication();
+    CheckSlot();
+  }
+
+ private:
+  bool Ok(const absl::Status& status, std::string_view name) {
+    if (status.ok()) return true;
+    out_.push_back(FromError(std::string(name), status, "rerun check once this query works"));
+    return false;
+  }
+
+  bool CheckRole() {
+    auto role = CurrentRole(conn_);
+    if (!Ok(role.status(), "role")) return false;
+    role_ = *role;
+    const std::string name = Concat("role ", role->name);
+    if (!role->replication) {
+      out_.push_back(Fail(
+          name, "has no REPLICATION attribute",
+          Concat("as a superuser: ALTER ROLE ", conn_.QuoteIdentifier(role->name), " REPLICATION"),
+          /*permission=*/true));
+      return true;
+    }
+    out_.push_back(Pass(name, role->superuser ? "superuser" : "has REPLICATION"));
+    auto replication = Connection::Open(options_.conninfo);
+    if (replication.ok()) {
+      out_.push_back(Pass("replication connection", "replication=database accepted"));
+    } else {
+      out_.push_back(FromError("replication connection", replication.status(),
+                               "allow it in pg_hba.conf for this database and user"));
+    }
+    return true;
+  }
+
+  void CheckSettings() {
+    auto level = ShowSetting(conn_, "wal_level");
+    if (Ok(level.status(), "wal_level")) {
+      out_.push_back(*level == "logical"
+                         ? Pass("wal_level", "logical")
+                         : Fail("wal_level", Concat(*level, ", logical replication needs logical"),
+                                std::string(kWalLevelFix)));
+    }
+    auto slot = LookupSlot(conn_, options_.slot);
+    if (!Ok(slot.status(), "slot")) return;
+    slot_ = *slot;
+    auto max_slots = ShowSetting(conn_, "max_replication_slots");
+    auto used_slots = CountSlots(conn_);
+    if (Ok(max_slots.status(), "max_replication_slots") &&
+        Ok(used_slots.status(), "max_replication_slots")) {
+      out_.push_back(CheckCapacity("max_replication_slots", std::atoi(max_slots->c_str()),
+                                   *used_slots, slot_.has_value() ? 0 : 1, "slots"));
+    }
+    auto max_senders = ShowSetting(conn_, "max_wal_senders");
+    auto used_senders = CountWalSenders(conn_);
+    if (Ok(max_senders.status(), "max_wal_senders") &&
+        Ok(used_senders.status(), "max_wal_senders")) {
+      out_.push_back(CheckCapacity("max_wal_senders", std::atoi(max_senders->c_str()),
+                                   *used_senders, 1, "WAL senders"));
+    }
+    auto keep = ShowSetting(conn_, "max_slot_wal_keep_size");
+    if (!Ok(keep.status(), "max_slot_wal_keep_size")) return;
+    if (*keep == "-1") {
+      out_.push_back(Warn(
+          "max_slot_wal_keep_size", "-1: a slot nobody consumes keeps WAL until the disk is full",
+          "bound it, e.g. ALTER SYSTEM SET max_slot_wal_keep_size = '10GB'; SELECT "
+          "pg_reload_conf(); and alert on the slot's safe_wal_size (a slot past the bound is "
+          "invalidated and outboxd stops rather than skip events)"));
+    } else {
+      out_.push_back(Pass("max_slot_wal_keep_size",
+                          Concat(*keep, ": a slot more than this behind is invalidated")));
+    }
+  }
+
+  void CheckTable(const QualifiedTable& t) {
+    const std::string name = Concat("table ", t.ToString());
+    auto table = LookupTable(conn_, t);
+    if (!Ok(table.status(), name)) return;
+    if (!table->has_value()) {
+      all_tables_owned_ = false;
+      out_.push_back(Fail(name, Concat("does not exist in database ", conn_.DatabaseName()),
+                          "create it (see the README's DDL) or fix [postgres] tables"));
+      return;
+    }
+    const TableInfo& info = **table;
+    all_tables_owned_ = all_tables_owned_ && info.owned;
+    std::vector<std::string> missing;
+    for (const auto& [column, key] : options_.columns) {
+      if (std::find(info.columns.begin(), info.columns.end(), column) == info.columns.end()) {
+        missing.push_back(Concat(column, " (", key, ")"));
+      }
+    }
+    if (!missing.empty()) {
+      out_.push_back(Fail(name, fmt::format("has no column {}", fmt::join(missing, ", ")),
+                          "add the column, or set the config key to a column the table has"));
+    } else {
+      out_.push_back(
+          Pass(name, fmt::format("exists with columns {}", fmt::join(info.columns, ", "))));
+    }
+    if (!info.can_select) {
+      out_.push_back(
+          Fail(Concat("SELECT on ", t.ToString()), Concat("role ", role_.name, " may not read it"),
+               Concat("GRANT SELECT ON ", conn_.QuoteIdentifier(t.schema), ".",
+                      conn_.QuoteIdentifier(t.name), " TO ", conn_.QuoteIdentifier(role_.name)),
+               /*permission=*/true));
+    } else {
+      out_.push_back(Pass(Concat("SELECT on ", t.ToString()), "granted"));
+    }
+  }
+
+  void CheckPublication() {
+    const std::string name = Concat("publication ", options_.publication);
+    auto pub = LookupPublication(conn_, options_.publication);
+    if (!Ok(pub.status(), name)) return;
+    const std::string create = CreatePublicationSql(conn_, options_.publication, options_.tables);
+    if (!pub->has_value()) {
+      if (!options_.create_missing) {
+        out_.push_back(Fail(name, "does not exist and create_slot = false",
+                            Concat("create it: ", create, " (or set create_slot = true)")));
+      } else if (!all_tables_owned_ && !role_.superuser) {
+        out_.push_back(Fail(name,
+                            "does not exist, and run cannot create it: the role does not "
+                            "own every outbox table",
+                            Concat("as the tables' owner or a superuser: ", create),
+                            /*permission=*/true));
+      } else {
+        out_.push_back(Pass(name, "does not exist; run will create it (inserts only)"));
+      }
+      return;
+    }
+    if (!(*pub)->inserts) {
+      out_.push_back(Fail(name, "does not publish inserts",
+                          Concat("ALTER PUBLICATION ", conn_.QuoteIdentifier(options_.publication),
+                                 " SET (publish = 'insert')")));
+      return;
+    }
+    std::vector<std::string> fixes;
+    for (const QualifiedTable& t : options_.tables) {
+      auto covered = PublicationIncludes(conn_, options_.publication, t);
+      if (!Ok(covered.status(), name)) return;
+      if (!*covered) fixes.push_back(AddTableSql(conn_, options_.publication, t));
+    }
+    if (!fixes.empty()) {
+      out_.push_back(Fail(name, "does not include every outbox table",
+                          fmt::format("run: {}", fmt::join(fixes, "; "))));
+    } else if ((*pub)->updates || (*pub)->deletes) {
+      out_.push_back(
+          Warn(name, "covers the tables but publishes updates/deletes too",
+               Concat("Postgres then decodes and sends changes outboxd ignores: ALTER "
+                      "PUBLICATION ",
+                      conn_.QuoteIdentifier(options_.publication), " SET (publish = 'insert')")));
+    } else {
+      out_.push_back(Pass(name, "covers the tables, inserts only"));
+    }
+  }
+
+  void CheckSlot();
+
+  Connection& conn_;
+  const ServerCheckOptions& options_;
+  CheckResults& out_;
+  RoleInfo role_;
+  std::optional<SlotInfo> slot_;
+  bool all_tables_owned_ = true;
+};
+
+void ServerChecker::CheckSlot() {
+  const std::string name = Concat("slot ", options_.slot);
+  if (!slot_.has_value()) {
+    if (options_.create_missing) {
+      out_.push_back(Pass(name,
+                          "does not exist; run will create it (rows committed before that "
+                          "are not published)"));
+    } else {
+      out_.push_back(Fail(name, "does not exist and create_slot = false",
+                          Concat("create it: SELECT pg_create_logical_replication_slot('",
+                                 options_.slot, "', 'pgoutput') (or outboxd slot create)")));
+    }
+    return;
+  }
+  const SlotInfo& s = *slot_;
+  if (s.slot_type != "logical" || s.plugin != "pgoutput") {
+    out_.push_back(Fail(name, Concat("is a ", s.slot_type, " slot with plugin '", s.plugin, "'"),
+                        "use another [postgres] slot name, or drop that slot"));
+    return;
+  }
+  if (s.database != conn_.DatabaseName()) {
+    out_.push_back(Fail(name,
+                        Concat("belongs to database ", s.database, ", not ", conn_.DatabaseName()),
+                        "use another [postgres] slot name"));
+    return;
+  }
+  std::string detail =
+      fmt::format("pgoutput, {}, wal_status {}, confirmed {}, retains {}",
+                  s.active ? Concat("active (pid ", s.active_pid, ")") : std::string("inactive"),
+                  s.wal_status.empty() ? "NULL" : s.wal_status,
+                  s.confirmed_flush_lsn.empty() ? "none" : s.confirmed_flush_lsn,
+                  s.retained_bytes ? HumanBytes(*s.retained_bytes) : "unknown");
+  if (s.safe_wal_size) detail += Concat(", safe_wal_size ", HumanBytes(*s.safe_wal_size));
+  if (s.wal_status == "lost") {
+    out_.push_back(Fail(name, Concat(detail, ": invalidated, the WAL it needed is gone"),
+                        Concat("events after its confirmed position are lost: drop it "
+                               "(outboxd slot drop --yes), let run create a new one, and "
+                               "reconcile the gap from the outbox table")));
+  } else if (s.wal_status == "unreserved") {
+    out_.push_back(Warn(name, Concat(detail, ": past max_slot_wal_keep_size"),
+                        "it is invalidated at the next checkpoint unless outboxd catches up now"));
+  } else {
+    out_.push_back(Pass(name, detail));
+  }
+}
+
+}  // namespace
+
+std::string HumanBytes(int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  const double abs = b < 0 ? -b : b;
+  if (abs >= 1024.0 * 1024 * 1024)
+    return fmt::format("{:.1f} GiB ({} bytes)", b / (1 << 30), bytes);
+  if (abs >= 1024.0 * 1024) return fmt::format("{:.1f} MiB ({} bytes)", b / (1 << 20), bytes);
+  if (abs >= 1024.0) return fmt::format("{:.1f} KiB ({} bytes)", b / 1024, bytes);
+  return fmt::format("{} bytes", bytes);
+}
+
+CheckResults CheckServer(const ServerCheckOptions& options) {
+  CheckResults out;
+  auto conn = Connection::OpenOrdinary(options.conninfo, "outboxd check");
+  if (!conn.ok()) {
+    out.push_back(FromError("postgres connection", conn.status(),
+                            "fix [postgres] conninfo (host, port, dbname, user, password) or the "
+                            "server's pg_hba.conf"));
+    return out;
+  }
+  auto version = ShowSetting(*conn, "server_version");
+  out.push_back(Pass("postgres connection",
+                     Concat("database ", conn->DatabaseName(), ", PostgreSQL ",
+                            version.ok() ? *version : std::string("(version unknown)"))));
+  ServerChecker(*conn, options, out).Run();
+  return out;
+}
+
+}  // namespace outboxd::pg

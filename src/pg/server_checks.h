@@ -1,0 +1,34 @@
+#pragma once
+// `outboxd check` against the live Postgres: every setting, privilege and object `run` needs,
+// as one CheckResult each, naming the fix. Nothing is created or changed.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/check_result.h"
+#include "pg/catalog.h"
+
+namespace outboxd::pg {
+
+struct ServerCheckOptions {
+  std::string conninfo;
+  std::string slot;
+  std::string publication;
+  std::vector<QualifiedTable> tables;
+  // Columns every outbox table must have, each with the config key that names it (for the fix),
+  // e.g. {"aggregateid", "[outbox] aggregate_id_column"}.
+  std::vector<std::pair<std::string, std::string>> columns;
+  bool create_missing = true;  // `run` creates a missing publication and slot.
+};
+
+// Connects (an ordinary session, then a replication one) and checks in order: connection,
+// role REPLICATION, replication connection, wal_level, max_replication_slots, max_wal_senders,
+// max_slot_wal_keep_size, each table (exists, SELECT, columns), publication, slot. When the
+// first connection fails that is the only result.
+CheckResults CheckServer(const ServerCheckOptions& options);
+
+// "1.5 MiB (1572864 bytes)": byte counts as operators read them.
+std::string HumanBytes(int64_t bytes);
+
+}  // namespace outboxd::pg
