@@ -1,0 +1,35 @@
+#pragma once
+// The command line: `outboxd <command> [flags]`, parsed into Options.
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/log.h"
+
+namespace outboxd::daemon {
+
+inline constexpr std::string_view kUsage =
+    "usage: outboxd run   --config FILE [--log-level L] [--log-format F]\n"
+    "       outboxd check --config FILE [--offline]   check the config, then the servers\n"
+    "       outboxd slot status|create|drop --config FILE [--yes]\n"
+    "       outboxd version\n"
+    "  --log-level debug|info|warn|error (default info)\n"
+    "  --log-format text|json (default text; json: one object per line)\n"
+    "  --offline   check only validates the config file, without contacting any server\n"
+    "  --yes       slot drop: confirm discarding the slot and its position\n";
+
+struct Options {
+  std::string command;      // run, check, slot, version
+  std::string slot_action;  // status, create, drop (command slot only)
+  std::string config_path;
+  log::Level level = log::Level::kInfo;
+  log::Format format = log::Format::kText;
+  bool offline = false;  // check: config file only.
+  bool yes = false;      // slot drop: confirmed.
+};
+
+// Parses argv[1..argc). InvalidArgument naming the offending argument; print kUsage with it.
+absl::StatusOr<Options> ParseArgs(int argc, const char* const* argv);
+
+}  // namespace outboxd::daemon

@@ -1,0 +1,108 @@
+#include "daemon/run_command.h"
+
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/status.h"
+#include "common/types.h"
+#include "daemon/exit_codes.h"
+#include "fmt/ranges.h"
+#include "http/status_server.h"
+#include "metrics/health.h"
+#include "metrics/metrics.h"
+#include "pg/slot_monitor.h"
+#include "relay/context.h"
+#include "relay/supervisor.h"
+
+namespace outboxd::daemon {
+namespace {
+
+// SIGTERM/SIGINT become readable events on a signalfd that the loop polls, so shutdown is an
+// ordinary event on the loop thread rather than an async handler.
+int StopSignalFd() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+// Serves /metrics, /healthz and /readyz when [http] listen is set. Call after StopSignalFd():
+// the server's threads inherit the blocked signal mask, so SIGTERM still reaches the signalfd.
+absl::Status StartStatusServer(const config::HttpConfig& config, http::StatusServer& server) {
+  if (config.listen.empty()) return absl::OkStatus();
+  if (auto s = server.Start(config.listen); !s.ok()) return s;
+  log::Info("serving /metrics, /healthz and /readyz on {} (port {})", config.listen, server.port());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunDaemon(const config::Config& config, const metrics::BuildInfo& build) {
+  const int stop_fd = StopSignalFd();
+  if (stop_fd < 0) {
+    log::Error("cannot create a signalfd for SIGTERM/SIGINT");
+    return kExitFailure;
+  }
+  std::vector<std::string> tables;
+  for (const auto& t : config.postgres.tables) tables.push_back(t.ToString());
+  log::Info("outboxd {} starting: tables {}, slot {}, publication {}", build.version,
+            fmt::join(tables, ", "), config.postgres.slot, config.postgres.publication);
+  // One of each per process; they outlive the relay and the status server that read them.
+  metrics::RelayMetrics metrics;
+  metrics::Health health;
+  http::StatusServer status_server(metrics, health, build);
+  if (auto s = StartStatusServer(config.http, status_server); !s.ok()) {
+    // A bad or busy listen address is a configuration problem: exit 2 with the fix.
+    log::Error("{}", MessageOf(s));
+    ::close(stop_fd);
+    return kExitUsage;
+  }
+  // The WAL guard runs beside the relay for its whole life (README "WAL-safety guard").
+  pg::SlotMonitor slot_monitor(
+      {.conninfo = config.postgres.conninfo,
+       .slot = config.postgres.slot,
+       .interval = std::chrono::milliseconds(config.postgres.slot_check_interval_ms),
+       .min_safe_wal_size_bytes = int64_t{config.postgres.min_safe_wal_size_mb} << 20},
+      metrics, health);
+  if (auto s = slot_monitor.Start(); !s.ok()) {
+    log::Error("{}", MessageOf(s));
+    return kExitFailure;
+  }
+  SystemClock clock;
+  relay::StopSignal stop(stop_fd);
+  relay::RelayContext context{.config = config,
+                              .clock = clock,
+                              .metrics = metrics,
+                              .health = health,
+                              .stop = stop,
+                              .connectors = relay::LiveConnectors(config)};
+  // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
+  context.slot_check = [&slot_monitor] {
+    return slot_monitor.lost() ? absl::AbortedError(slot_monitor.lost_message()) : absl::OkStatus();
+  };
+  const absl::Status status = relay::RunRelay(context);
+  status_server.Stop();
+  slot_monitor.Stop();
+  ::close(stop_fd);
+  if (!status.ok()) {
+    log::Error("{}", MessageOf(status));
+    return ExitCodeFor(status);
+  }
+  log::Info("exiting: {} events published, {} dead-lettered, confirmed {}",
+            metrics::Sum(metrics.events_published), metrics::Sum(metrics.dead_lettered),
+            Lsn(static_cast<uint64_t>(metrics.confirmed_lsn.value())).ToString());
+  return kExitOk;
+}
+
+}  // namespace outboxd::daemon

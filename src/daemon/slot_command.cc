@@ -1,0 +1,103 @@
+#include "daemon/slot_command.h"
+
+#include "common/log.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "daemon/exit_codes.h"
+#include "fmt/format.h"
+#include "pg/catalog.h"
+#include "pg/server_checks.h"
+#include "pg/slot_setup.h"
+
+namespace outboxd::daemon {
+namespace {
+
+int Failed(const absl::Status& status) {
+  log::Error("{}", MessageOf(status));
+  return ExitCodeFor(status);
+}
+
+void PrintSlot(const std::string& name, const pg::SlotInfo& s, std::FILE* out) {
+  auto orNull = [](const std::string& v) { return v.empty() ? std::string("NULL") : v; };
+  const std::string text = fmt::format(
+      "slot {}\n  plugin               {}\n  database             {}\n"
+      "  active               {}\n  restart_lsn          {}\n  confirmed_flush_lsn  {}\n"
+      "  wal_status           {}\n  safe_wal_size        {}\n  retained WAL         {}\n",
+      name, orNull(s.plugin), orNull(s.database),
+      s.active ? Concat("yes (pid ", s.active_pid, ")") : std::string("no"), orNull(s.restart_lsn),
+      orNull(s.confirmed_flush_lsn), orNull(s.wal_status),
+      s.safe_wal_size ? pg::HumanBytes(*s.safe_wal_size) : "NULL (unbounded or lost)",
+      s.retained_bytes ? pg::HumanBytes(*s.retained_bytes) : "unknown");
+  std::fputs(text.c_str(), out);
+}
+
+int Status(pg::Connection& conn, const std::string& slot, std::FILE* out) {
+  auto info = pg::LookupSlot(conn, slot);
+  if (!info.ok()) return Failed(info.status());
+  if (!info->has_value()) {
+    std::fprintf(out,
+                 "slot %s does not exist (outboxd slot create, or run with create_slot = "
+                 "true, creates it)\n",
+                 slot.c_str());
+    return kExitServerSetup;
+  }
+  PrintSlot(slot, **info, out);
+  return kExitOk;
+}
+
+int Create(const config::Config& config, std::FILE* out) {
+  auto conn = pg::Connection::Open(config.postgres.conninfo);
+  if (!conn.ok()) return Failed(conn.status());
+  pg::SetupOptions options{.slot = config.postgres.slot,
+                           .publication = config.postgres.publication,
+                           .tables = {},
+                           .create_missing = true};
+  for (const auto& t : config.postgres.tables) options.tables.push_back({t.schema, t.name});
+  auto identity = pg::PrepareReplication(*conn, options);
+  if (!identity.ok()) return Failed(identity.status());
+  std::fprintf(out, "publication %s and slot %s are ready\n", options.publication.c_str(),
+               options.slot.c_str());
+  return Status(*conn, options.slot, out);
+}
+
+int Drop(pg::Connection& conn, const std::string& slot, std::FILE* out) {
+  auto info = pg::LookupSlot(conn, slot);
+  if (!info.ok()) return Failed(info.status());
+  if (!info->has_value()) {
+    std::fprintf(out, "slot %s does not exist; nothing to drop\n", slot.c_str());
+    return kExitServerSetup;
+  }
+  if ((*info)->active) {
+    log::Error("slot {} is in use by pid {} (a running outboxd?); stop it first, then drop", slot,
+               (*info)->active_pid);
+    return kExitServerSetup;
+  }
+  auto dropped =
+      conn.Query(Concat("SELECT pg_drop_replication_slot(", conn.QuoteLiteral(slot), ")"),
+                 "dropping the slot");
+  if (!dropped.ok()) return Failed(dropped.status());
+  std::fprintf(out, "dropped slot %s (its position was %s)\n", slot.c_str(),
+               (*info)->confirmed_flush_lsn.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int SlotCommand(const config::Config& config, std::string_view action, bool confirmed,
+                std::FILE* out) {
+  if (action == "create") return Create(config, out);
+  if (action == "drop" && !confirmed) {
+    log::Error(
+        "slot drop discards slot {} and its confirmed position: events committed since then and "
+        "not yet published are never published, and a new slot starts at \"now\"; add --yes "
+        "to do it",
+        config.postgres.slot);
+    return kExitUsage;
+  }
+  auto conn = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd slot");
+  if (!conn.ok()) return Failed(conn.status());
+  if (action == "drop") return Drop(*conn, config.postgres.slot, out);
+  return Status(*conn, config.postgres.slot, out);
+}
+
+}  // namespace outboxd::daemon

@@ -1,0 +1,207 @@
+// `outboxd check` against the real servers: a correct set-up passes (PASS/WARN only, exit 0)
+// before and while outboxd runs, and each misconfiguration gives its FAIL line, with the fix,
+// and the documented exit code (3 server setting or object, 4 authentication or privilege).
+
+#include "absl/strings/str_cat.h"
+#include "cli_fixture.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/kafka_admin.h"
+#include "harness/pg_client.h"
+#include "harness/status_macros.h"
+#include "harness/wait.h"
+
+namespace outboxd::cli {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+class CheckTest : public CliTest {};
+
+TEST_F(CheckTest, CorrectSetupPassesBeforeAndWhileRunning) {
+  const CliResult before = Check(ConfigText());
+  EXPECT_EQ(before.exit_code, 0);
+  EXPECT_TRUE(OnlyPassOrWarn(before.out));
+  EXPECT_THAT(before.out,
+              AllOf(HasSubstr("PASS wal_level: logical"), HasSubstr("PASS max_replication_slots:"),
+                    HasSubstr("PASS max_wal_senders:"), HasSubstr("max_slot_wal_keep_size: "),
+                    HasSubstr("PASS role outboxd: has REPLICATION"),
+                    HasSubstr(absl::StrCat("PASS table public.", table())),
+                    HasSubstr(absl::StrCat("PASS SELECT on public.", table())),
+                    HasSubstr("PASS kafka brokers: 1 broker(s) reached")));
+  // What run creates itself passes with a note.
+  EXPECT_THAT(LineStartingWith(before.out, absl::StrCat("PASS publication ", publication())),
+              HasSubstr("run will create it"));
+  EXPECT_THAT(LineStartingWith(before.out, absl::StrCat("PASS slot ", slot())),
+              HasSubstr("run will create it"));
+  EXPECT_THAT(LineStartingWith(before.out, absl::StrCat("PASS topic ", dlq_topic())),
+              HasSubstr("auto.create.topics.enable = true"));
+
+  IT_ASSERT_OK(LaunchStreaming(ConfigText()).status());
+  const absl::Status created = it::CreateTopic(env().kafka_bootstrap, dlq_topic(), 1);
+  ASSERT_TRUE(created.ok() || absl::IsAlreadyExists(created)) << created;
+  const CliResult running = Check(ConfigText());
+  EXPECT_EQ(running.exit_code, 0);
+  EXPECT_TRUE(OnlyPassOrWarn(running.out));
+  EXPECT_THAT(LineStartingWith(running.out, absl::StrCat("PASS publication ", publication())),
+              HasSubstr("covers the tables, inserts only"));
+  EXPECT_THAT(LineStartingWith(running.out, absl::StrCat("PASS slot ", slot())),
+              AllOf(HasSubstr("pgoutput"), HasSubstr("active (pid"), HasSubstr("retains")));
+  EXPECT_THAT(LineStartingWith(running.out, absl::StrCat("PASS topic ", dlq_topic())),
+              HasSubstr("exists, 1 partition(s)"));
+}
+
+TEST_F(CheckTest, OfflineOnlyValidatesTheConfig) {
+  config().pg_conninfo = "host=127.0.0.1 port=1 dbname=app user=nobody";
+  const CliResult result = Cli({"check", "--offline"}, ConfigText());
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.out, StartsWith("PASS config: "));
+  EXPECT_THAT(result.out, Not(HasSubstr("postgres")));
+}
+
+TEST_F(CheckTest, InvalidConfigExitsTwo) {
+  const CliResult result = Check("[postgres]\nslot = 1\n");
+  EXPECT_EQ(result.exit_code, faults::kExitUsage);
+  EXPECT_THAT(result.err, HasSubstr("[postgres]"));
+}
+
+TEST_F(CheckTest, WalLevelReplica) {
+  std::unique_ptr<faults::DedicatedCluster> cluster = NewCluster();
+  ASSERT_NE(cluster, nullptr);
+  {
+    IT_ASSERT_OK_AND_ASSIGN(it::PgClient admin, it::PgClient::Connect(cluster->admin_conninfo()));
+    IT_ASSERT_OK(admin.Exec("ALTER SYSTEM SET wal_level = replica"));
+  }
+  IT_ASSERT_OK(cluster->RestartImmediate());
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(LineStartingWith(result.out, "FAIL wal_level:"),
+              AllOf(HasSubstr("replica"), HasSubstr("ALTER SYSTEM SET wal_level = logical"),
+                    HasSubstr("restart Postgres")));
+}
+
+TEST_F(CheckTest, RoleWithoutReplication) {
+  const std::string role = UniqueName("norepl");
+  IT_ASSERT_OK(admin().Exec(absl::StrCat("CREATE ROLE ", role, " LOGIN PASSWORD 'x'")));
+  config().pg_conninfo = absl::StrCat(env().pg_conninfo, " user=", role, " password=x");
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, faults::kExitPermission);
+  // Identifiers in the fix are quoted, as PQescapeIdentifier does.
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL role ", role, ":")),
+              AllOf(HasSubstr("no REPLICATION"),
+                    HasSubstr(absl::StrCat("ALTER ROLE \"", role, "\" REPLICATION"))));
+  IT_EXPECT_OK(admin().Exec(absl::StrCat("DROP ROLE ", role)));
+}
+
+TEST_F(CheckTest, RoleWithoutSelect) {
+  const std::string role = UniqueName("nosel");
+  IT_ASSERT_OK(admin().Exec(absl::StrCat("CREATE ROLE ", role, " LOGIN REPLICATION PASSWORD 'x'")));
+  config().pg_conninfo = absl::StrCat(env().pg_conninfo, " user=", role, " password=x");
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, faults::kExitPermission);
+  EXPECT_THAT(
+      LineStartingWith(result.out, absl::StrCat("FAIL SELECT on public.", table(), ":")),
+      HasSubstr(absl::StrCat("GRANT SELECT ON \"public\".\"", table(), "\" TO \"", role, "\"")));
+  // It cannot create the publication either, not owning the table.
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL publication ", publication())),
+              HasSubstr("does not own"));
+  IT_EXPECT_OK(admin().Exec(absl::StrCat("DROP ROLE ", role)));
+}
+
+TEST_F(CheckTest, TableMissing) {
+  const std::string missing = UniqueName("nosuch");
+  config().tables = {absl::StrCat("public.", missing)};
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL table public.", missing, ":")),
+              AllOf(HasSubstr("does not exist"), HasSubstr("[postgres] tables")));
+}
+
+TEST_F(CheckTest, ColumnMissing) {
+  const CliResult result = Check(ConfigText(
+      {}, {"aggregate_id_column = \"aggid\"", "additional_placement = [\"nosuchcol:header:x\"]"}));
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL table public.", table(), ":")),
+              AllOf(HasSubstr("aggid ([outbox] aggregate_id_column)"),
+                    HasSubstr("nosuchcol ([outbox] additional_placement)")));
+}
+
+TEST_F(CheckTest, PublicationMissingWithCreateSlotOff) {
+  const CliResult result = Check(ConfigText({"create_slot = false"}));
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL publication ", publication(), ":")),
+              AllOf(HasSubstr("create_slot = false"), HasSubstr("CREATE PUBLICATION")));
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL slot ", slot(), ":")),
+              HasSubstr("pg_create_logical_replication_slot"));
+}
+
+TEST_F(CheckTest, PublicationWithoutTheTable) {
+  const std::string other = UniqueName("other");
+  DropAtEnd(other);
+  IT_ASSERT_OK(it::CreateOutboxTable(pg(), other));
+  IT_ASSERT_OK(pg().Exec(absl::StrCat("CREATE PUBLICATION ", it::QuoteIdent(publication()),
+                                      " FOR TABLE public.", it::QuoteIdent(other))));
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL publication ", publication(), ":")),
+              AllOf(HasSubstr("does not include"), HasSubstr("ALTER PUBLICATION")));
+}
+
+TEST_F(CheckTest, LostSlotAndBoundedWalKeep) {
+  std::unique_ptr<faults::DedicatedCluster> cluster = NewCluster();
+  ASSERT_NE(cluster, nullptr);
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient admin, it::PgClient::Connect(cluster->admin_conninfo()));
+  IT_ASSERT_OK(admin.Exec("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'"));
+  IT_ASSERT_OK(admin.Exec("SELECT pg_reload_conf()"));
+  IT_ASSERT_OK(admin.Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
+                                       it::QuoteLiteral(slot()), ", 'pgoutput')")));
+  IT_ASSERT_OK(admin.Exec("CREATE TABLE wal_filler (n int, pad text)"));
+  const absl::Status invalidated = it::WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        IT_RETURN_IF_ERROR(admin.Exec(
+            "INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g; "
+            "SELECT pg_switch_wal(); CHECKPOINT"));
+        IT_ASSIGN_OR_RETURN(std::optional<std::string> status,
+                            admin.QueryOptional("SELECT wal_status FROM pg_replication_slots "
+                                                "WHERE slot_name = $1",
+                                                {slot()}));
+        return status == "lost";
+      },
+      absl::Seconds(60), "the slot to be invalidated", absl::Milliseconds(200));
+  IT_ASSERT_OK(invalidated);
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(result.out, HasSubstr("PASS max_slot_wal_keep_size: 1MB"));
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("FAIL slot ", slot(), ":")),
+              AllOf(HasSubstr("wal_status lost"), HasSubstr("invalidated"),
+                    HasSubstr("outboxd slot drop --yes")));
+}
+
+TEST_F(CheckTest, BrokerUnreachable) {
+  config().kafka_bootstrap = "127.0.0.1:1";
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(LineStartingWith(result.out, "FAIL kafka brokers:"),
+              AllOf(HasSubstr("no broker answered"), HasSubstr("Connection refused"),
+                    HasSubstr("bootstrap.servers")));
+  // The Postgres side is still checked and fine.
+  EXPECT_THAT(result.out, HasSubstr("PASS wal_level: logical"));
+  EXPECT_THAT(LineStartingWith(result.out, "FAIL topic"), IsEmpty());
+}
+
+TEST_F(CheckTest, FixedTopicIsChecked) {
+  const std::string fixed = Topic("fixed");
+  IT_ASSERT_OK(it::CreateTopic(env().kafka_bootstrap, fixed, 2));
+  config().topic_pattern = fixed;
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(LineStartingWith(result.out, absl::StrCat("PASS topic ", fixed, ":")),
+              HasSubstr("exists, 2 partition(s)"));
+}
+
+}  // namespace
+}  // namespace outboxd::cli

@@ -1,0 +1,54 @@
+#include "daemon/options.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace outboxd::daemon {
+namespace {
+
+using ::testing::HasSubstr;
+
+absl::StatusOr<Options> Parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "outboxd");
+  return ParseArgs(static_cast<int>(args.size()), args.data());
+}
+
+TEST(OptionsTest, RunWithLogFlagsInBothSpellings) {
+  auto options = Parse({"run", "--config", "f.toml", "--log-format=json", "--log-level", "warn"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->command, "run");
+  EXPECT_EQ(options->config_path, "f.toml");
+  EXPECT_EQ(options->format, log::Format::kJson);
+  EXPECT_EQ(options->level, log::Level::kWarn);
+  auto spaced = Parse({"run", "--config=f.toml", "--log-format", "text"});
+  ASSERT_TRUE(spaced.ok()) << spaced.status();
+  EXPECT_EQ(spaced->format, log::Format::kText);
+  EXPECT_EQ(spaced->config_path, "f.toml");
+}
+
+TEST(OptionsTest, SlotActions) {
+  auto drop = Parse({"slot", "drop", "--config", "f.toml", "--yes"});
+  ASSERT_TRUE(drop.ok()) << drop.status();
+  EXPECT_EQ(drop->slot_action, "drop");
+  EXPECT_TRUE(drop->yes);
+  EXPECT_THAT(Parse({"slot", "rename", "--config", "f"}).status().message(),
+              HasSubstr("unknown slot action"));
+  EXPECT_FALSE(Parse({"slot", "--config", "f"}).ok());
+}
+
+TEST(OptionsTest, Rejections) {
+  EXPECT_THAT(Parse({"run"}).status().message(), HasSubstr("needs --config"));
+  EXPECT_THAT(Parse({"run", "--config", "f", "--log-format", "xml"}).status().message(),
+              HasSubstr("use text or json"));
+  EXPECT_THAT(Parse({"frobnicate"}).status().message(), HasSubstr("unknown command"));
+  EXPECT_THAT(Parse({"run", "--config", "f", "--yes"}).status().message(),
+              HasSubstr("unexpected argument \"--yes\""));
+  EXPECT_TRUE(Parse({"check", "--config", "f", "--offline"}).ok());
+  EXPECT_TRUE(Parse({"version"}).ok());
+  EXPECT_FALSE(Parse({}).ok());
+}
+
+}  // namespace
+}  // namespace outboxd::daemon
