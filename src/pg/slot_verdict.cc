@@ -104,7 +104,7 @@ std::string LostSlotMessage(std::string_view slot, const SlotState& state, Lsn l
       what, ", so events committed after confirmed_flush_lsn ", LsnText(confirmed),
       " may never reach Kafka. outboxd does not recreate the slot by itself: a new slot starts "
       "at \"now\" and would hide the gap. To recover: (1) drop the slot and create a new one: "
-      "outboxd slot drop, then outboxd slot create (or SELECT pg_drop_replication_slot('",
+      "outboxd slot drop --yes, then outboxd slot create (or SELECT pg_drop_replication_slot('",
       slot,
       "') and let outboxd create it with create_slot = true); (2) start outboxd, which publishes "
       "what is committed from the new slot on; (3) backfill the gap, the events committed after ",

@@ -24,6 +24,7 @@
 #include "harness/outbox_writer.h"
 #include "harness/pg_client.h"
 #include "harness/slot.h"
+#include "harness/status_client.h"
 #include "harness/status_macros.h"
 #include "harness/wait.h"
 #include "pg/connection.h"
@@ -70,9 +71,25 @@ class WalGuardTest : public FaultsTest {
     config().pg_conninfo = cluster_->conninfo();
   }
 
+  // With the status server on http_port_ (appended last: ConfigText's extra lines go there).
   std::string GuardConfig() {
     return ConfigText(
-        {"slot_check_interval_ms = 200", absl::StrCat("min_safe_wal_size_mb = ", kMinSafeMb)});
+        {"slot_check_interval_ms = 200", absl::StrCat("min_safe_wal_size_mb = ", kMinSafeMb)},
+        {"[http]", absl::StrCat("listen = \"127.0.0.1:", http_port_, "\"")});
+  }
+
+  // Waits until /readyz answers `status`; returns its body.
+  absl::StatusOr<std::string> WaitForReadyz(int status) {
+    std::string body;
+    IT_RETURN_IF_ERROR(it::WaitUntilOk(
+        [&]() -> absl::StatusOr<bool> {
+          absl::StatusOr<it::HttpAnswer> a = it::HttpGet(http_port_, "/readyz");
+          if (!a.ok()) return false;  // Not listening yet.
+          body = a->body;
+          return a->status == status;
+        },
+        absl::Seconds(30), absl::StrCat("/readyz to answer ", status)));
+    return body;
   }
 
   absl::StatusOr<SlotRow> ReadSlot() {
@@ -136,12 +153,14 @@ class WalGuardTest : public FaultsTest {
 
   std::unique_ptr<DedicatedCluster> cluster_;
   std::unique_ptr<it::PgClient> admin_;
+  int http_port_ = it::FreeLocalPort().value_or(0);
 };
 
 TEST_F(WalGuardTest, WarnsAndTurnsUnreadyBeforeTheSlotIsLostThenExits6AndNeverRecreatesIt) {
   IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd, Launch(GuardConfig()));
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient cluster_pg, it::PgClient::Connect(cluster_->conninfo()));
   IT_ASSERT_OK(it::WaitForSlotStreaming(cluster_pg, slot(), publication(), absl::Seconds(60)));
+  IT_ASSERT_OK(WaitForReadyz(200).status());
 
   // 1. Pin restart_lsn with an open transaction that wrote, then write WAL until the slot is
   // within the threshold of its budget (but still far from losing anything).
@@ -163,6 +182,14 @@ TEST_F(WalGuardTest, WarnsAndTurnsUnreadyBeforeTheSlotIsLostThenExits6AndNeverRe
 
   IT_EXPECT_OK(WaitForLog(*outboxd, "is at risk of losing WAL"));
   ASSERT_TRUE(outboxd->Running()) << "outboxd must report this while it still runs";
+  // Not ready, naming the slot, while nothing is lost yet.
+  IT_ASSERT_OK_AND_ASSIGN(std::string unready, WaitForReadyz(503));
+  std::cout << "[slot at risk] /readyz 503 " << unready << "\n";
+  EXPECT_THAT(unready, HasSubstr("\"slot\":{\"ok\":false"));
+  IT_ASSERT_OK_AND_ASSIGN(it::HttpAnswer page, it::HttpGet(http_port_, "/metrics"));
+  IT_ASSERT_OK_AND_ASSIGN(auto samples, it::ParseSamples(page.body));
+  EXPECT_EQ(samples["outboxd_slot_wal_status{wal_status=\"extended\"}"], 1);
+  EXPECT_LT(samples["outboxd_slot_safe_wal_size_bytes"], kMinSafeMb * kMiB);
   IT_ASSERT_OK_AND_ASSIGN(SlotRow still, ReadSlot());
   EXPECT_NE(still.wal_status, "lost");
 
@@ -170,6 +197,7 @@ TEST_F(WalGuardTest, WarnsAndTurnsUnreadyBeforeTheSlotIsLostThenExits6AndNeverRe
   IT_ASSERT_OK(pin.Exec("COMMIT"));
   IT_ASSERT_OK(admin_->Exec("CHECKPOINT"));
   IT_EXPECT_OK(WaitForLog(*outboxd, "outboxd is ready again as far as the slot goes"));
+  IT_EXPECT_OK(WaitForReadyz(200).status());
 
   // 3. Paused, outboxd confirms nothing; WAL and checkpoints go on until Postgres invalidates
   // the slot (terminating its walsender to do so).
