@@ -8,9 +8,6 @@
 
 namespace outboxd::http {
 
-// `text` as a JSON string literal, quotes included; control characters as \u00XX.
-std::string JsonString(std::string_view text);
-
 // {"status":"alive","version":"...","uptime_seconds":N}
 std::string HealthzBody(std::string_view version, double uptime_seconds);
 

@@ -6,14 +6,6 @@
 namespace outboxd::http {
 namespace {
 
-TEST(JsonString, EscapesQuotesBackslashesAndControlCharacters) {
-  EXPECT_EQ(JsonString("plain"), "\"plain\"");
-  EXPECT_EQ(JsonString("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(JsonString("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
-  EXPECT_EQ(JsonString(std::string_view("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
-  EXPECT_EQ(JsonString("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
-}
-
 TEST(ReadyzBody, NamesEachComponentWithItsReason) {
   const metrics::Health::Snapshot health = {.streaming = {true, "streaming slot \"s\""},
                                             .producer = {false, "Kafka unreachable"},
