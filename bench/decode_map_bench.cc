@@ -1,9 +1,12 @@
 // Hot-path cost per outbox row: decode the pgoutput Insert, map it to a Kafka record, and
 // account for it in the ack tracker. The relay's CPU budget per event is what these measure;
-// compare runs of the same binary, not absolute numbers across machines.
+// compare runs of the same binary, not absolute numbers across machines. Each benchmark also
+// reports heap allocations per message ("allocs/msg"), counted by bench/alloc_counter.cc.
 
+#include <algorithm>
 #include <string>
 
+#include "alloc_counter.h"
 #include "benchmark/benchmark.h"
 #include "config/config.h"
 #include "outbox/mapper.h"
@@ -13,6 +16,20 @@
 
 namespace outboxd {
 namespace {
+
+// Counts allocations from construction to Report(), which sets the "allocs/msg" counter.
+class AllocationCounter {
+ public:
+  AllocationCounter() : start_(bench::AllocationsSoFar()) {}
+  void Report(benchmark::State& state, int64_t messages) const {
+    const uint64_t n = bench::AllocationsSoFar() - start_;
+    state.counters["allocs/msg"] =
+        static_cast<double>(n) / static_cast<double>(std::max<int64_t>(messages, 1));
+  }
+
+ private:
+  uint64_t start_;
+};
 
 constexpr RelationId kOutbox{16384};
 
@@ -38,10 +55,12 @@ std::string InsertBytes(size_t payload_size) {
 
 void BM_DecodeInsert(benchmark::State& state) {
   const std::string bytes = InsertBytes(static_cast<size_t>(state.range(0)));
+  const AllocationCounter allocations;
   for (auto _ : state) {
     auto message = pgoutput::Decode(bytes);
     benchmark::DoNotOptimize(message);
   }
+  allocations.Report(state, state.iterations());
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
 }
 BENCHMARK(BM_DecodeInsert)->Arg(64)->Arg(1024)->Arg(16384);
@@ -52,6 +71,7 @@ void BM_DecodeAndMapInsert(benchmark::State& state) {
   outbox::Mapper mapper(cfg, {config::TableName{"public", "outbox"}});
   mapper.OnRelation(OutboxRelation());
   outbox::OutboxEvent event;
+  const AllocationCounter allocations;
   for (auto _ : state) {
     auto message = pgoutput::Decode(bytes);
     if (!message.ok() || !mapper.Map(std::get<pgoutput::Insert>(*message), event).ok()) {
@@ -60,6 +80,7 @@ void BM_DecodeAndMapInsert(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(event.value);
   }
+  allocations.Report(state, state.iterations());
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_DecodeAndMapInsert)->Arg(64)->Arg(1024)->Arg(16384);
@@ -68,6 +89,7 @@ void BM_AckTrackerTransaction(benchmark::State& state) {
   relay::AckTracker tracker;
   uint64_t lsn = 1;
   const int records = static_cast<int>(state.range(0));
+  const AllocationCounter allocations;
   for (auto _ : state) {
     const auto tx = tracker.Begin();
     for (int i = 0; i < records; ++i) tracker.AddRecord();
@@ -75,6 +97,7 @@ void BM_AckTrackerTransaction(benchmark::State& state) {
     for (int i = 0; i < records; ++i) tracker.Acknowledge(tx);
   }
   benchmark::DoNotOptimize(tracker.safe_lsn());
+  allocations.Report(state, state.iterations() * records);
   state.SetItemsProcessed(state.iterations() * records);
 }
 BENCHMARK(BM_AckTrackerTransaction)->Arg(1)->Arg(50);

@@ -96,6 +96,28 @@ inline uint64_t Sum(const Family<Counter>& family) {
   return total;
 }
 
+// Buckets of the stage histograms: 100 µs to 30 s.
+inline std::vector<double> StageBounds() {
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+          0.1,    0.25,    0.5,    1,     2.5,    5,     10,   30};
+}
+
+// Where a row waits on its way, one histogram per stage, exported as
+// outboxd_stage_seconds{stage="..."}. Each costs one clock read where the stage ends.
+struct StageMetrics {
+  // Postgres commit to the Begin of its transaction read off the socket (the walsender's
+  // decoding and our reading; per transaction; Postgres's clock against ours).
+  Histogram received{StageBounds()};
+  // CopyData read to the record handed to librdkafka (decode, map, and any wait for room in
+  // Kafka's queue: backpressure shows here; per record).
+  Histogram produced{StageBounds()};
+  // Handed to librdkafka to its delivery report (linger, broker round trip, acks=all; per
+  // record).
+  Histogram acked{StageBounds()};
+  // The safe position moving to the standby status update that confirms it (per update).
+  Histogram confirmed{StageBounds()};
+};
+
 // Every metric outboxd exports, by the name it is exported under. One instance per process,
 // created before the relay starts and outliving it and the HTTP server.
 struct RelayMetrics {
@@ -116,6 +138,8 @@ struct RelayMetrics {
   Gauge confirmed_lsn;            // outboxd_confirmed_lsn: last flush position sent (as integer)
   Counter transactions;           // outboxd_transactions_total: commits decoded
   Counter rows_ignored;           // outboxd_rows_ignored_total: changes outside the outbox set
+
+  StageMetrics stages;  // outboxd_stage_seconds{stage}: src/relay's pipeline stages.
 
   // Slot monitor (src/pg/slot_monitor.cc), from pg_replication_slots on its own connection.
   Gauge slot_retained_wal_bytes;   // outboxd_slot_retained_wal_bytes

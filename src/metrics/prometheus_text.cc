@@ -41,6 +41,16 @@ void RenderReplication(const RelayMetrics& m, PrometheusWriter& w) {
                m.transactions);
   w.AddCounter("outboxd_rows_ignored_total",
                "Changes decoded for tables outside the configured outbox tables.", m.rows_ignored);
+  w.AddLabelledHistograms(
+      "outboxd_stage_seconds",
+      "Time a row spends in each relay stage: received (commit to its transaction read), "
+      "produced (read to handed to librdkafka, backpressure included), acked (handed to "
+      "delivery report), confirmed (safe to confirmed to Postgres).",
+      "stage",
+      {{"received", &m.stages.received},
+       {"produced", &m.stages.produced},
+       {"acked", &m.stages.acked},
+       {"confirmed", &m.stages.confirmed}});
 }
 
 void RenderSlot(const RelayMetrics& m, PrometheusWriter& w) {

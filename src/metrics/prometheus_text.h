@@ -49,6 +49,9 @@ class PrometheusWriter {
   void AddGauge(std::string_view name, std::string_view help, double value);
   void AddGaugeFamily(std::string_view name, std::string_view help, const Family<Gauge>& family);
   void AddHistogram(std::string_view name, std::string_view help, const Histogram& histogram);
+  // One histogram family with a `label` per (label value, histogram) pair, in the order given.
+  void AddLabelledHistograms(std::string_view name, std::string_view help, std::string_view label,
+                             const std::vector<std::pair<std::string, const Histogram*>>& children);
   // A gauge with one labelled sample per (label value, value) pair, in the order given.
   void AddLabelledGauge(std::string_view name, std::string_view help, std::string_view label,
                         const std::vector<std::pair<std::string, double>>& samples);
@@ -62,6 +65,8 @@ class PrometheusWriter {
  private:
   void Header(std::string_view name, std::string_view help, std::string_view type);
   void Sample(std::string_view name, std::string_view labels, std::string_view value);
+  // The samples of one histogram; `labels` (may be empty) goes before `le`.
+  void HistogramSamples(std::string_view name, std::string_view labels, const Histogram& histogram);
 
   std::string out_;
 };

@@ -127,16 +127,31 @@ void PrometheusWriter::AddInfo(std::string_view name, std::string_view help,
 // so _count always equals the +Inf bucket.
 void PrometheusWriter::AddHistogram(std::string_view name, std::string_view help,
                                     const Histogram& histogram) {
-  const Histogram::Snapshot s = histogram.Read();
   Header(name, help, "histogram");
+  HistogramSamples(name, "", histogram);
+}
+
+void PrometheusWriter::AddLabelledHistograms(
+    std::string_view name, std::string_view help, std::string_view label,
+    const std::vector<std::pair<std::string, const Histogram*>>& children) {
+  Header(name, help, "histogram");
+  for (const auto& [label_value, histogram] : children) {
+    HistogramSamples(name, Label(label, label_value), *histogram);
+  }
+}
+
+void PrometheusWriter::HistogramSamples(std::string_view name, std::string_view labels,
+                                        const Histogram& histogram) {
+  const Histogram::Snapshot s = histogram.Read();
   const std::string bucket = fmt::format("{}_bucket", name);
+  const std::string prefix = labels.empty() ? std::string() : fmt::format("{},", labels);
   for (size_t i = 0; i < s.upper_bounds.size(); ++i) {
-    Sample(bucket, Label("le", FormatValue(s.upper_bounds[i])),
+    Sample(bucket, prefix + Label("le", FormatValue(s.upper_bounds[i])),
            fmt::format("{}", s.cumulative_counts[i]));
   }
-  Sample(bucket, Label("le", "+Inf"), fmt::format("{}", s.count));
-  Sample(fmt::format("{}_sum", name), "", FormatValue(s.sum));
-  Sample(fmt::format("{}_count", name), "", fmt::format("{}", s.count));
+  Sample(bucket, prefix + Label("le", "+Inf"), fmt::format("{}", s.count));
+  Sample(fmt::format("{}_sum", name), labels, FormatValue(s.sum));
+  Sample(fmt::format("{}_count", name), labels, fmt::format("{}", s.count));
 }
 
 }  // namespace outboxd::metrics

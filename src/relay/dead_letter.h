@@ -2,6 +2,7 @@
 // Records on their way to the dead-letter topic (DESIGN.md invariant 7), with owned storage
 // because they outlive the WAL buffer or delivery report they came from.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@ struct RecordOrigin {
   Xid xid;
   RelationId relation;
   int64_t commit_time_us = 0;  // When the transaction committed (µs since 2000-01-01).
+  std::chrono::steady_clock::time_point received;  // When its CopyData was read.
 };
 
 // Header added when a record was too large even for the dead-letter topic and its value was

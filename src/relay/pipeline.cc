@@ -142,12 +142,12 @@ absl::Status Pipeline::HandleWal(const WalMessage& wal) {
   if (!message.ok()) {
     return Annotate(message.status(), Concat("at WAL ", wal.wal_start.ToString()));
   }
-  return HandleMessage(*message, wal.wal_start);
+  return HandleMessage(*message, wal);
 }
 
-absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, Lsn wal_start) {
+absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, const WalMessage& wal) {
   if (const auto* insert = std::get_if<pgoutput::Insert>(&message)) {
-    return HandleInsert(*insert, wal_start);
+    return HandleInsert(*insert, wal);
   }
   if (const auto* begin = std::get_if<pgoutput::Begin>(&message)) {
     if (tracker_.InTransaction()) {
@@ -156,6 +156,8 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, Lsn wal_s
     current_tx_ = tracker_.Begin(begin->commit_time_us);
     current_xid_ = begin->xid;
     current_commit_time_us_ = begin->commit_time_us;
+    const int64_t age_us = ctx_.clock.PostgresNowMicros() - begin->commit_time_us;
+    ctx_.metrics.stages.received.Observe(static_cast<double>(std::max<int64_t>(age_us, 0)) / 1e6);
   } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
     if (!tracker_.InTransaction()) {
       return absl::DataLossError("pgoutput: Commit outside a transaction");
@@ -173,7 +175,7 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, Lsn wal_s
   return absl::OkStatus();
 }
 
-absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, Lsn wal_start) {
+absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal) {
   if (!tracker_.InTransaction()) {
     return absl::DataLossError("pgoutput: Insert outside a transaction");
   }
@@ -182,10 +184,11 @@ absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, Lsn wal_star
     return absl::OkStatus();
   }
   const RecordOrigin origin{.tx = current_tx_,
-                            .lsn = wal_start,
+                            .lsn = wal.wal_start,
                             .xid = current_xid_,
                             .relation = insert.relation,
-                            .commit_time_us = current_commit_time_us_};
+                            .commit_time_us = current_commit_time_us_,
+                            .received = wal.received};
   absl::Status mapped = mapper_.Map(insert, event_);
   if (!mapped.ok()) {
     if (!absl::IsInvalidArgument(mapped)) return mapped;

@@ -55,8 +55,8 @@ class Pipeline {
   absl::Status ReadReplication();
   // ResourceExhausted: Kafka's queue is full; keep the message and call again later.
   absl::Status HandleWal(const WalMessage& wal);
-  absl::Status HandleMessage(const pgoutput::Message& message, Lsn wal_start);
-  absl::Status HandleInsert(const pgoutput::Insert& insert, Lsn wal_start);
+  absl::Status HandleMessage(const pgoutput::Message& message, const WalMessage& wal);
+  absl::Status HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal);
   absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
                              std::string_view reason, std::string_view label);
   absl::Status CheckStages();

@@ -79,8 +79,12 @@ absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin&
   if (!s.ok()) return s;
   const uint64_t bytes =
       (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
-  in_flight_.emplace(
-      seq, InFlight{.origin = origin, .counters = CountersFor(record.topic), .bytes = bytes});
+  const auto now = clock_.SteadyNow();
+  metrics_.stages.produced.Observe(std::chrono::duration<double>(now - origin.received).count());
+  in_flight_.emplace(seq, InFlight{.origin = origin,
+                                   .produced = now,
+                                   .counters = CountersFor(record.topic),
+                                   .bytes = bytes});
   metrics_.events_in_flight.Set(static_cast<double>(in_flight_.size()));
   return s;
 }
@@ -104,6 +108,8 @@ void Publisher::OnDelivered(uint64_t tag) {
   }
   const InFlight& record = node.mapped();
   tracker_.Acknowledge(record.origin.tx);
+  metrics_.stages.acked.Observe(
+      std::chrono::duration<double>(clock_.SteadyNow() - record.produced).count());
   record.counters->events->Add();
   record.counters->bytes->Add(record.bytes);
   if (record.origin.commit_time_us > 0) {

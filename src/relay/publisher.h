@@ -77,6 +77,7 @@ class Publisher final : private kafka::DeliveryHandler {
   };
   struct InFlight {
     RecordOrigin origin;
+    std::chrono::steady_clock::time_point produced;  // Handed to librdkafka.
     TopicCounters* counters;
     uint64_t bytes;  // Key and value.
   };

@@ -18,7 +18,8 @@ ReplicationSession::ReplicationSession(std::unique_ptr<pg::ReplicationChannel> c
       clock_(clock),
       status_interval_(status_interval),
       metrics_(metrics),
-      next_status_(clock.SteadyNow()) {}
+      next_status_(clock.SteadyNow()),
+      last_status_(clock.SteadyNow() - kConfirmGap) {}
 
 absl::StatusOr<std::optional<WalMessage>> ReplicationSession::Next() {
   while (true) {
@@ -30,8 +31,10 @@ absl::StatusOr<std::optional<WalMessage>> ReplicationSession::Next() {
     if (const auto* xlog = std::get_if<pg::XLogData>(&*copy)) {
       received_lsn_ = std::max(received_lsn_, xlog->wal_start);
       server_wal_end_ = std::max(server_wal_end_, xlog->wal_end);
-      return std::optional<WalMessage>(WalMessage{
-          .buffer = std::move(**buffer), .wal_start = xlog->wal_start, .data = xlog->data});
+      return std::optional<WalMessage>(WalMessage{.buffer = std::move(**buffer),
+                                                  .wal_start = xlog->wal_start,
+                                                  .data = xlog->data,
+                                                  .received = clock_.SteadyNow()});
     }
     const auto& keepalive = std::get<pg::Keepalive>(*copy);
     received_lsn_ = std::max(received_lsn_, keepalive.wal_end);
@@ -54,14 +57,28 @@ Lsn ReplicationSession::ConfirmableLsn() const {
   return lsn;
 }
 
+std::chrono::steady_clock::time_point ReplicationSession::next_status_due() const {
+  if (ConfirmableLsn() > confirmed_lsn_) return std::min(next_status_, last_status_ + kConfirmGap);
+  return next_status_;
+}
+
 absl::Status ReplicationSession::SendStatusIfDue() {
-  if (clock_.SteadyNow() < next_status_) return absl::OkStatus();
+  const auto now = clock_.SteadyNow();
+  if (!confirmable_since_ && ConfirmableLsn() > confirmed_lsn_) confirmable_since_ = now;
+  if (now < next_status_due()) return absl::OkStatus();
   return SendStatus();
 }
 
 absl::Status ReplicationSession::SendStatus() {
+  const Lsn previous = confirmed_lsn_;
   confirmed_lsn_ = ConfirmableLsn();
-  next_status_ = clock_.SteadyNow() + status_interval_;
+  last_status_ = clock_.SteadyNow();
+  if (confirmable_since_ && confirmed_lsn_ > previous) {
+    metrics_.stages.confirmed.Observe(
+        std::chrono::duration<double>(last_status_ - *confirmable_since_).count());
+    confirmable_since_.reset();
+  }
+  next_status_ = last_status_ + status_interval_;
   UpdateLagMetrics();
   const Lsn written = std::max(received_lsn_, confirmed_lsn_);
   return channel_->SendStatus(

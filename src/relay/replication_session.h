@@ -2,7 +2,9 @@
 // The replication side of one slot: reads WAL messages off the CopyBoth channel, answers
 // keepalives, and owns the positions (what was received, where the server's WAL ends, what was
 // confirmed). It confirms what the AckTracker says Kafka has covered (DESIGN.md invariants 1
-// and 5), on a timer and whenever the server asks.
+// and 5): as soon as that moves (at most one update per kConfirmGap), on a timer as a
+// heartbeat, and whenever the server asks. Prompt confirms bound what a kill -9 replays and
+// end a drain when its last record is acknowledged, not at the next heartbeat.
 
 #include <chrono>
 #include <memory>
@@ -24,10 +26,14 @@ struct WalMessage {
   pg::CopyBuffer buffer;
   Lsn wal_start;
   std::string_view data;
+  std::chrono::steady_clock::time_point received;  // When it was read (stage metrics).
 };
 
 class ReplicationSession {
  public:
+  // Least time between two status updates sent because the confirmable position moved.
+  static constexpr std::chrono::milliseconds kConfirmGap{50};
+
   // `tracker`, `clock` and `metrics` must outlive the session. Runs on the loop thread.
   ReplicationSession(std::unique_ptr<pg::ReplicationChannel> channel, const AckTracker& tracker,
                      const Clock& clock, std::chrono::milliseconds status_interval,
@@ -37,7 +43,8 @@ class ReplicationSession {
   // arrived. DataLoss on malformed framing; Unavailable when the stream ends or breaks.
   absl::StatusOr<std::optional<WalMessage>> Next();
 
-  // Sends a status update when the interval has elapsed since the last one.
+  // Sends a status update when the heartbeat interval has elapsed since the last one, or when
+  // the confirmable position moved and kConfirmGap has.
   absl::Status SendStatusIfDue();
   // Confirms the newest safe position now (never lower than one already sent).
   absl::Status SendStatus();
@@ -45,7 +52,8 @@ class ReplicationSession {
   int socket() const { return channel_->socket(); }
   bool HasPendingOutput() const { return channel_->HasPendingOutput(); }
   absl::Status FlushOutput() { return channel_->Flush(); }
-  std::chrono::steady_clock::time_point next_status_due() const { return next_status_; }
+  // When SendStatusIfDue() will next have something to do: the loop's poll deadline.
+  std::chrono::steady_clock::time_point next_status_due() const;
   Lsn confirmed_lsn() const { return confirmed_lsn_; }
   Lsn received_lsn() const { return received_lsn_; }
 
@@ -63,7 +71,10 @@ class ReplicationSession {
   Lsn keepalive_lsn_;   // Newest keepalive WAL end: safe whenever the tracker is idle.
   Lsn server_wal_end_;  // Newest end of WAL the server reported.
   Lsn confirmed_lsn_;   // Newest flush position sent; never goes back.
-  std::chrono::steady_clock::time_point next_status_;
+  std::chrono::steady_clock::time_point next_status_;  // Heartbeat deadline.
+  std::chrono::steady_clock::time_point last_status_;  // When the last update was sent.
+  // Since when the confirmable position is ahead of the confirmed one (stage metrics).
+  std::optional<std::chrono::steady_clock::time_point> confirmable_since_;
 };
 
 }  // namespace outboxd::relay

@@ -61,6 +61,7 @@ TEST(RenderPrometheus, ExportsTheWholeCatalogueUnderItsNames) {
       {"outboxd_confirmed_lsn", "gauge"},
       {"outboxd_transactions_total", "counter"},
       {"outboxd_rows_ignored_total", "counter"},
+      {"outboxd_stage_seconds", "histogram"},
       {"outboxd_slot_retained_wal_bytes", "gauge"},
       {"outboxd_slot_safe_wal_size_bytes", "gauge"},
       {"outboxd_slot_wal_status", "gauge"},
@@ -97,6 +98,11 @@ TEST(RenderPrometheus, SamplesCarryTheValuesTheStagesSet) {
            "outboxd_confirmed_lsn 23803720\n",
            "outboxd_transactions_total 6\n",
            "outboxd_rows_ignored_total 9\n",
+           "outboxd_stage_seconds_bucket{stage=\"acked\",le=\"0.0001\"} 1\n",
+           "outboxd_stage_seconds_bucket{stage=\"acked\",le=\"0.005\"} 2\n",
+           "outboxd_stage_seconds_bucket{stage=\"acked\",le=\"+Inf\"} 2\n",
+           "outboxd_stage_seconds_count{stage=\"acked\"} 2\n",
+           "outboxd_stage_seconds_count{stage=\"confirmed\"} 0\n",
            "outboxd_slot_retained_wal_bytes 1048576\n",
            "outboxd_slot_safe_wal_size_bytes NaN\n",
            "outboxd_slot_wal_status{wal_status=\"extended\"} 0\n",
@@ -151,7 +157,7 @@ TEST(RenderPrometheus, FollowsTheExpositionFormatRules) {
       }
     }
   }
-  EXPECT_EQ(declared.size(), 20u);
+  EXPECT_EQ(declared.size(), 21u);
 }
 
 TEST(RenderPrometheus, LabelValueWithNewlineStaysOnOneLine) {

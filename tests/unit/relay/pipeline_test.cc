@@ -1,6 +1,7 @@
 // The relay loop end to end over fakes (tests/unit/relay/fakes.h): what it confirms to
 // Postgres, what it hands to Kafka, and how it stops, all on a fake clock.
 
+#include <algorithm>
 #include <map>
 
 #include "fakes.h"
@@ -134,6 +135,33 @@ TEST_F(PipelineTest, PublishesRowsAndConfirmsTheirCommit) {
   EXPECT_EQ(metrics_.commit_to_ack_seconds.Read().count, 3u);
   EXPECT_EQ(metrics_.transactions.value(), 1u);
   EXPECT_EQ(metrics_.confirmed_lsn.value(), 0x5000);
+}
+
+// The clock field of a standby status update: when it was sent, in Postgres µs.
+int64_t SentAtOf(const std::string& status_update) {
+  // 'r', written, flushed, applied (8 bytes each), then the clock.
+  uint64_t clock = 0;
+  for (size_t i = 25; i < 33; ++i) clock = (clock << 8) | static_cast<uint8_t>(status_update[i]);
+  return static_cast<int64_t>(clock);
+}
+
+TEST_F(PipelineTest, ConfirmsAsSoonAsKafkaAcknowledgesNotAtTheNextHeartbeat) {
+  // A kill -9 replays everything unconfirmed, and a drain ends only when its last commit is
+  // confirmed: waiting for the 1 s heartbeat cost both a second.
+  QueueTransaction(Lsn(0x5000), 3);
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  const auto first =
+      std::find_if(channel_log_.status_updates.begin(), channel_log_.status_updates.end(),
+                   [](const std::string& update) { return FlushOf(update) == Lsn(0x5000); });
+  ASSERT_NE(first, channel_log_.status_updates.end());
+  const int64_t delay_us = SentAtOf(*first) - FakeClock::kStartMicros;
+  EXPECT_LE(delay_us, 2 * 50'000) << "confirmed " << delay_us << " µs after the start";
+  // Every stage saw the rows: one transaction received, three records produced and acked.
+  EXPECT_EQ(metrics_.stages.received.Read().count, 1u);
+  EXPECT_EQ(metrics_.stages.produced.Read().count, 3u);
+  EXPECT_EQ(metrics_.stages.acked.Read().count, 3u);
+  EXPECT_GE(metrics_.stages.confirmed.Read().count, 1u);
 }
 
 TEST_F(PipelineTest, NeverConfirmsWhatKafkaHasNotAcknowledged) {

@@ -1,0 +1,130 @@
+"""Services, SQL, topics and process measurement for bench/run.
+
+Everything here drives the project's own scripts (scripts/services, scripts/lib.sh) and the
+real binaries; nothing is simulated. Process figures come from the kernel (wait4 rusage and
+/proc), never from the program under test.
+"""
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPTS = os.path.join(REPO, "scripts")
+
+
+def log(msg):
+    print(f"[bench] {msg}", flush=True)
+
+
+def lib_value(name):
+    """A variable as scripts/lib.sh computes it (PG_BIN, KAFKA_LIBS)."""
+    out = subprocess.run(
+        ["bash", "-c", f"source {SCRIPTS}/lib.sh; echo ${name}"],
+        check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def read_env(path):
+    env = {}
+    out = subprocess.run(["bash", "-c", f"source {path}; env"], check=True,
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        k, _, v = line.partition("=")
+        if k.startswith("OUTBOXD_TEST_"):
+            env[k] = v
+    return env
+
+
+class Services:
+    """A throwaway Postgres and Kafka from scripts/services, stopped on close()."""
+
+    def __init__(self, workdir, existing=None):
+        """Starts services under `workdir`, or uses the running ones in `existing` (kept)."""
+        self.owned = existing is None
+        self.dir = existing or os.path.join(workdir, "services")
+        if self.owned:
+            os.makedirs(self.dir, exist_ok=True)
+            os.chmod(self.dir, 0o755)
+            os.chmod(workdir, 0o755)
+            subprocess.run([os.path.join(SCRIPTS, "services"), "start", self.dir], check=True,
+                           stderr=subprocess.DEVNULL)
+        self.env = read_env(os.path.join(self.dir, "env"))
+        self.pg_bin = lib_value("PG_BIN")
+        self.kafka_libs = lib_value("KAFKA_LIBS")
+        self.admin = self.env["OUTBOXD_TEST_PG_ADMIN_CONNINFO"]
+        self.conninfo = self.env["OUTBOXD_TEST_PG_CONNINFO"]
+        self.bootstrap = self.env["OUTBOXD_TEST_KAFKA_BOOTSTRAP"]
+
+    def close(self):
+        if not self.owned:
+            return
+        subprocess.run([os.path.join(SCRIPTS, "services"), "stop", self.dir],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def sql(self, query, conninfo=None):
+        out = subprocess.run(
+            ["psql", conninfo or self.admin, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", query],
+            check=True, capture_output=True, text=True)
+        return out.stdout.strip()
+
+    def kafka_tool(self, *args):
+        log4j = os.path.join(self.dir, "kafka", "log4j2.properties")
+        return subprocess.run(
+            ["java", "-cp", f"{self.kafka_libs}/*", f"-Dlog4j2.configurationFile={log4j}",
+             *args], check=True, capture_output=True, text=True).stdout
+
+    def create_topic(self, topic, partitions):
+        self.kafka_tool("org.apache.kafka.tools.TopicCommand", "--bootstrap-server",
+                        self.bootstrap, "--create", "--if-not-exists", "--topic", topic,
+                        "--partitions", str(partitions), "--config",
+                        "message.timestamp.type=LogAppendTime")
+
+    def topic_offsets(self, topic):
+        """Sum of the end offsets of `topic` (records appended, duplicates included)."""
+        out = self.kafka_tool("org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server",
+                              self.bootstrap, "--topic", topic)
+        return sum(int(line.rsplit(":", 1)[1]) for line in out.split() if line.count(":") >= 2)
+
+
+@dataclass
+class Usage:
+    cpu_s: float
+    peak_rss_kb: int
+
+
+def proc_cpu_s(pid):
+    """utime+stime of a live process, all threads, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_hwm_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM"):
+                return int(line.split()[1])
+    return 0
+
+
+def wait_usage(proc):
+    """Waits for `proc` and returns its own CPU and peak RSS (wait4 rusage)."""
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Usage(ru.ru_utime + ru.ru_stime, ru.ru_maxrss), proc.returncode
+
+
+def load_average():
+    return os.getloadavg()[0]
+
+
+def wait_for(predicate, timeout_s, what, poll_s=0.02):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(poll_s)
+    raise RuntimeError(f"timed out after {timeout_s}s waiting for {what}")
+

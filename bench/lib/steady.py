@@ -1,0 +1,99 @@
+"""Steady-rate shapes (latency, CPU per event) and kill -9 under load (duplicates per kill)."""
+
+import threading
+import time
+
+from .competitors import Outboxd
+from .services import load_average, log, proc_cpu_s, proc_hwm_kb
+from .shapes import Steady, pgbench, percentiles, read_latencies, reset_schema
+
+
+def current_lsn(svc):
+    return svc.sql("SELECT pg_current_wal_lsn()")
+
+
+def warm_up(svc, outboxd, shape):
+    """The first record waits for the producer's idempotence PID and the topic's metadata:
+    start-up, not steady state. Its payload carries no timestamp, so latency skips it."""
+    svc.sql("INSERT INTO public.outbox (aggregatetype, aggregateid, type, payload) "
+            f"VALUES ('{shape.name}', 'warm-up', 'T', '{{\"us\": 0}}')")
+    outboxd.wait_confirmed(shape.name, current_lsn(svc), timeout_s=60)
+
+
+def steady_outboxd(svc, workdir, outboxd, shape):
+    pid = outboxd.start(shape.name)
+    warm_up(svc, outboxd, shape)
+    load, cpu0 = load_average(), proc_cpu_s(pid)
+    start = time.monotonic()
+    events = pgbench(svc, workdir, shape)
+    outboxd.wait_confirmed(shape.name, current_lsn(svc), timeout_s=300)
+    catch_up = time.monotonic() - start - shape.seconds
+    cpu = proc_cpu_s(pid) - cpu0
+    hwm = proc_hwm_kb(pid)
+    outboxd.stop()
+    lat = read_latencies(svc, f"outbox.event.{shape.name}", events)
+    r = {"events": events, "events_per_s": events / shape.seconds, "cpu_s": cpu,
+         "cpu_us_per_event": cpu * 1e6 / max(events, 1), "peak_rss_kb": hwm,
+         "catch_up_s": max(catch_up, 0.0), "load_avg_1m": load, **percentiles(lat)}
+    return r, lat
+
+
+def steady_recvlogical(svc, workdir, recv, shape):
+    pid = recv.start_steady(shape.name)
+    load, cpu0 = load_average(), proc_cpu_s(pid)
+    events = pgbench(svc, workdir, shape)
+    time.sleep(1)  # Its -F 1 flush cadence; nothing more to wait for.
+    cpu = proc_cpu_s(pid) - cpu0
+    usage = recv.stop_steady()
+    return {"events": events, "events_per_s": events / shape.seconds, "cpu_s": cpu,
+            "cpu_us_per_event": cpu * 1e6 / max(events, 1), "peak_rss_kb": usage.peak_rss_kb,
+            "load_avg_1m": load}
+
+
+def run_steady(svc, workdir, competitors, shape):
+    reset_schema(svc, competitors, shape)
+    results = {}
+    for c in competitors:
+        if isinstance(c, Outboxd):
+            r, lat = steady_outboxd(svc, workdir, c, shape)
+            r["latency_ms_sorted_sample"] = sorted(lat)[:: max(1, len(lat) // 2000)]
+        else:
+            r = steady_recvlogical(svc, workdir, c, shape)
+        log(f"{shape.name} {c.name}: {r['events']} events, cpu {r['cpu_us_per_event']:.1f} "
+            f"us/event, p50 {r.get('p50_ms', float('nan')):.1f} "
+            f"p99 {r.get('p99_ms', float('nan')):.1f} ms, load {r['load_avg_1m']:.1f}")
+        results[c.name] = r
+    return results
+
+
+def run_kills(svc, workdir, outboxd, quick):
+    """kill -9 under a steady 5k/s, restart at once; count what Kafka received twice."""
+    shape = Steady("kill", 5000, 12 if quick else 30)
+    kills = 3 if quick else 6
+    reset_schema(svc, [outboxd], shape)
+    outboxd.start(shape.name)
+    warm_up(svc, outboxd, shape)
+    load = load_average()
+    done = {}
+    loader = threading.Thread(target=lambda: done.update(n=pgbench(svc, workdir, shape)))
+    loader.start()
+    interval = shape.seconds / (kills + 1)
+    for _ in range(kills):
+        time.sleep(interval)
+        outboxd.kill9()
+        outboxd.start(shape.name)
+    loader.join()
+    outboxd.wait_confirmed(shape.name, current_lsn(svc), timeout_s=300)
+    outboxd.stop()
+    rows = int(svc.sql(f"SELECT count(*) FROM public.outbox WHERE aggregatetype = '{shape.name}'"))
+    records = svc.topic_offsets(f"outbox.event.{shape.name}")
+    dup = records - rows
+    r = {"rate": shape.rate, "seconds": shape.seconds, "kills": kills, "rows": rows,
+         "records": records, "duplicates": dup, "duplicates_per_kill": dup / kills,
+         "replayed_seconds_per_kill": dup / kills / shape.rate, "load_avg_1m": load}
+    log(f"kill: {kills} kills at {shape.rate}/s: {dup} duplicates ({dup / kills:.0f} per kill, "
+        f"{r['replayed_seconds_per_kill']:.2f} s of traffic), load {load:.1f}")
+    if records < rows:
+        raise RuntimeError(f"kill shape lost records: {records} in Kafka for {rows} rows")
+    return r
+
