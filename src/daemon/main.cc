@@ -2,11 +2,14 @@
 // replication slot. See README.md.
 
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "common/status.h"
 #include "config/config.h"
+#include "config/debezium_import.h"
 #include "daemon/check_command.h"
 #include "daemon/exit_codes.h"
 #include "daemon/options.h"
@@ -17,10 +20,35 @@
 namespace outboxd::daemon {
 namespace {
 
+// The config file, or the Debezium connector JSON (with --config as its client settings).
+absl::StatusOr<config::Config> LoadConfig(const Options& options) {
+  if (options.debezium_config_path.empty()) return config::LoadConfig(options.config_path);
+  std::vector<std::string> warnings;
+  std::optional<std::string> client_settings;
+  if (!options.config_path.empty()) client_settings = options.config_path;
+  auto config = config::LoadDebeziumConfig(options.debezium_config_path, client_settings,
+                                           config::ProcessEnvironment(), warnings);
+  for (const std::string& warning : warnings) log::Warn("debezium config: {}", warning);
+  return config;
+}
+
+// Prints the outboxd TOML equivalent to a connector JSON; warnings go to stderr.
+int ImportDebezium(const Options& options) {
+  auto imported = config::ImportDebeziumFile(options.debezium_config_path);
+  if (!imported.ok()) {
+    log::Error("{}", MessageOf(imported.status()));
+    return kExitUsage;
+  }
+  for (const std::string& warning : imported->warnings) log::Warn("{}", warning);
+  std::fputs(imported->toml.c_str(), stdout);
+  return kExitOk;
+}
+
 int Main(const Options& options) {
   log::SetMinLevel(options.level);
   log::SetFormat(options.format);
-  auto config = config::LoadConfig(options.config_path);
+  if (options.command == "import-debezium") return ImportDebezium(options);
+  auto config = LoadConfig(options);
   if (!config.ok()) {
     log::Error("{}", MessageOf(config.status()));
     return kExitUsage;
@@ -29,7 +57,9 @@ int Main(const Options& options) {
   const Redactor redactor = SecretsOf(*config);
   log::SetSecrets(redactor);
   if (options.command == "check") {
-    CheckResults results = {Pass("config", options.config_path)};
+    CheckResults results = {Pass("config", options.debezium_config_path.empty()
+                                               ? options.config_path
+                                               : options.debezium_config_path)};
     if (!options.offline) {
       CheckResults servers = CheckServers(*config);
       results.insert(results.end(), servers.begin(), servers.end());

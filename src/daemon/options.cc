@@ -14,6 +14,8 @@ absl::Status ParseFlag(int argc, const char* const* argv, int& i, Options& optio
   const bool has_value = i + 1 < argc;
   if (arg == "--config" && has_value) {
     options.config_path = argv[++i];
+  } else if (arg == "--debezium-config" && has_value && TakesConfig(options.command)) {
+    options.debezium_config_path = argv[++i];
   } else if (arg == "--log-level" && has_value) {
     if (!log::ParseLevel(argv[++i], options.level)) {
       return absl::InvalidArgumentError(
@@ -24,7 +26,7 @@ absl::Status ParseFlag(int argc, const char* const* argv, int& i, Options& optio
       return absl::InvalidArgumentError(fmt::format("--log-format {}: use text or json", argv[i]));
     }
   } else if (arg.starts_with("--log-format=") || arg.starts_with("--log-level=") ||
-             arg.starts_with("--config=")) {
+             arg.starts_with("--config=") || arg.starts_with("--debezium-config=")) {
     // --flag=value is the same as --flag value.
     const size_t eq = arg.find('=');
     const std::string flag(arg.substr(0, eq));
@@ -57,14 +59,21 @@ absl::StatusOr<Options> ParseArgs(int argc, const char* const* argv) {
       return absl::InvalidArgumentError(fmt::format(
           "unknown slot action \"{}\": use status, create or drop", options.slot_action));
     }
+  } else if (options.command == "import-debezium") {
+    if (i >= argc || std::string_view(argv[i]).starts_with("--")) {
+      return absl::InvalidArgumentError("import-debezium needs the connector JSON file");
+    }
+    options.debezium_config_path = argv[i++];
   } else if (!TakesConfig(options.command) && options.command != "version") {
     return absl::InvalidArgumentError(fmt::format("unknown command \"{}\"", options.command));
   }
   for (; i < argc; ++i) {
     if (auto s = ParseFlag(argc, argv, i, options); !s.ok()) return s;
   }
-  if (TakesConfig(options.command) && options.config_path.empty()) {
-    return absl::InvalidArgumentError(fmt::format("{} needs --config FILE", options.command));
+  if (TakesConfig(options.command) && options.config_path.empty() &&
+      options.debezium_config_path.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} needs --config FILE or --debezium-config CONNECTOR.json", options.command));
   }
   return options;
 }

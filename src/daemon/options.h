@@ -11,18 +11,24 @@ namespace outboxd::daemon {
 
 inline constexpr std::string_view kUsage =
     "usage: outboxd run   --config FILE [--log-level L] [--log-format F]\n"
+    "       outboxd run   --debezium-config CONNECTOR.json [--config FILE] ...\n"
     "       outboxd check --config FILE [--offline]   check the config, then the servers\n"
     "       outboxd slot status|create|drop --config FILE [--yes]\n"
+    "       outboxd import-debezium CONNECTOR.json   print the equivalent outboxd config\n"
     "       outboxd version\n"
+    "  --debezium-config  run, check and slot from a Debezium connector JSON (as posted to\n"
+    "              Kafka Connect); Kafka from OUTBOXD_KAFKA_BOOTSTRAP_SERVERS or the [kafka]\n"
+    "              section of --config FILE (which may then hold only [kafka], [relay], [http])\n"
     "  --log-level debug|info|warn|error (default info)\n"
     "  --log-format text|json (default text; json: one object per line)\n"
     "  --offline   check only validates the config file, without contacting any server\n"
     "  --yes       slot drop: confirm discarding the slot and its position\n";
 
 struct Options {
-  std::string command;      // run, check, slot, version
-  std::string slot_action;  // status, create, drop (command slot only)
-  std::string config_path;
+  std::string command;               // run, check, slot, import-debezium, version
+  std::string slot_action;           // status, create, drop (command slot only)
+  std::string config_path;           // --config; optional with --debezium-config
+  std::string debezium_config_path;  // --debezium-config, or import-debezium's argument
   log::Level level = log::Level::kInfo;
   log::Format format = log::Format::kText;
   bool offline = false;  // check: config file only.

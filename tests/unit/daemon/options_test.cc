@@ -38,8 +38,28 @@ TEST(OptionsTest, SlotActions) {
   EXPECT_FALSE(Parse({"slot", "--config", "f"}).ok());
 }
 
+TEST(OptionsTest, DebeziumConfigAndImport) {
+  auto run = Parse({"run", "--debezium-config", "c.json"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->debezium_config_path, "c.json");
+  EXPECT_EQ(run->config_path, "");
+  auto both = Parse({"check", "--debezium-config=c.json", "--config", "kafka.toml", "--offline"});
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->debezium_config_path, "c.json");
+  EXPECT_EQ(both->config_path, "kafka.toml");
+  auto import = Parse({"import-debezium", "c.json"});
+  ASSERT_TRUE(import.ok()) << import.status();
+  EXPECT_EQ(import->command, "import-debezium");
+  EXPECT_EQ(import->debezium_config_path, "c.json");
+  EXPECT_THAT(Parse({"import-debezium"}).status().message(), HasSubstr("needs the connector JSON"));
+  EXPECT_THAT(
+      Parse({"import-debezium", "c.json", "--debezium-config", "d.json"}).status().message(),
+      HasSubstr("unexpected argument"));
+}
+
 TEST(OptionsTest, Rejections) {
-  EXPECT_THAT(Parse({"run"}).status().message(), HasSubstr("needs --config"));
+  EXPECT_THAT(Parse({"run"}).status().message(),
+              HasSubstr("needs --config FILE or --debezium-config"));
   EXPECT_THAT(Parse({"run", "--config", "f", "--log-format", "xml"}).status().message(),
               HasSubstr("use text or json"));
   EXPECT_THAT(Parse({"frobnicate"}).status().message(), HasSubstr("unknown command"));

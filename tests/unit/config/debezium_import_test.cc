@@ -1,0 +1,273 @@
+// The Debezium connector JSON import: what each option becomes in outboxd's TOML, and that
+// options which would change the records are errors naming the option and the fix.
+
+#include "config/debezium_import.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "config/debezium_internal.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace outboxd::config {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A connector as a team posts it, with the options under test merged into "config".
+std::string Connector(const std::string& extra_options = "", bool wrapped = true) {
+  std::string config = R"("connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+    "database.hostname": "db.internal", "database.port": "5433", "database.user": "dbz",
+    "database.password": "s3cr'et", "database.dbname": "shop", "topic.prefix": "shop",
+    "plugin.name": "pgoutput", "table.include.list": "public.outbox",
+    "transforms": "outbox",
+    "transforms.outbox.type": "io.debezium.transforms.outbox.EventRouter",
+    "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+    "value.converter": "org.apache.kafka.connect.storage.StringConverter")";
+  if (!extra_options.empty()) config += ", " + extra_options;
+  return wrapped ? R"({"name": "shop-outbox", "config": {)" + config + "}}" : "{" + config + "}";
+}
+
+// `json` without option `name` (written as "name": "value" followed by a comma or the end).
+std::string Drop(std::string json, const std::string& name) {
+  const size_t start = json.find("\"" + name + "\": \"");
+  if (start == std::string::npos) return "<no option " + name + ">";
+  size_t end = json.find('"', start + name.size() + 5) + 1;
+  end = json.find_first_not_of(", \n", end);
+  return json.erase(start, end - start);
+}
+
+std::string TomlOf(const std::string& json) {
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(json, "connector.json");
+  if (!imported.ok()) return "<error: " + std::string(imported.status().message()) + ">";
+  return imported->toml;
+}
+
+std::string ErrorOf(const std::string& json) {
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(json, "connector.json");
+  if (imported.ok()) return "<imported without error>";
+  EXPECT_EQ(imported.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(imported.status().message());
+}
+
+std::string WarningsOf(const std::string& json) {
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(json, "connector.json");
+  if (!imported.ok()) return "<error: " + std::string(imported.status().message()) + ">";
+  std::string all;
+  for (const std::string& w : imported->warnings) all += w + "\n";
+  return all;
+}
+
+TEST(DebeziumImportTest, ConnectionSlotPublicationAndTables) {
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(Connector(), "c.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->connector_name, "shop-outbox");
+  EXPECT_EQ(imported->password, "s3cr'et");
+  EXPECT_THAT(
+      imported->toml,
+      AllOf(HasSubstr(R"(conninfo = "host=db.internal port=5433 user=dbz dbname=shop )"
+                      R"(password='${OUTBOXD_POSTGRES_PASSWORD}'")"),
+            HasSubstr(R"(slot = "debezium")"), HasSubstr(R"(publication = "dbz_publication")"),
+            HasSubstr(R"(tables = ["public.outbox"])"), Not(HasSubstr("s3cr"))));
+}
+
+TEST(DebeziumImportTest, BareConfigAndNumbersAreAccepted) {
+  const std::string json =
+      Connector(R"("slot.name": "orders_slot", "publication.name": "orders_pub",
+                   "status.update.interval.ms": 2000, "table.include.list": "public\\.outbox, app.events")",
+                false);
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(json, "c.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->connector_name, "");
+  EXPECT_THAT(imported->toml, AllOf(HasSubstr(R"(slot = "orders_slot")"),
+                                    HasSubstr(R"(publication = "orders_pub")"),
+                                    HasSubstr("status_interval_ms = 2000"),
+                                    HasSubstr(R"(tables = ["public.outbox", "app.events"])")));
+}
+
+TEST(DebeziumImportTest, AnOptionGivenTwiceTakesTheLastValue) {
+  EXPECT_THAT(TomlOf(Connector(R"("slot.name": "first", "slot.name": "second")")),
+              AllOf(HasSubstr(R"(slot = "second")"), Not(HasSubstr("first"))));
+}
+
+TEST(DebeziumImportTest, MissingPortIsPostgresDefault) {
+  const std::string json = Drop(Connector(), "database.port");
+  EXPECT_THAT(TomlOf(json), HasSubstr("host=db.internal port=5432 user=dbz"));
+}
+
+TEST(DebeziumImportTest, RouterOptionsMapToOutboxKeys) {
+  const std::string toml = TomlOf(Connector(R"(
+      "transforms.outbox.table.field.event.id": "event_id",
+      "transforms.outbox.table.field.event.key": "agg_id",
+      "transforms.outbox.table.field.event.payload": "body",
+      "transforms.outbox.table.field.event.timestamp": "created_at",
+      "transforms.outbox.route.by.field": "agg_type",
+      "transforms.outbox.route.topic.regex": "(?<routedByValue>.*)Event",
+      "transforms.outbox.route.topic.replacement": "${routedByValue}.events",
+      "transforms.outbox.route.tombstone.on.empty.payload": "TRUE",
+      "transforms.outbox.table.expand.json.payload": "true",
+      "transforms.outbox.table.fields.additional.placement": "type:header:eventType, tenant:partition",
+      "transforms.outbox.table.op.invalid.behavior": "fatal")"));
+  EXPECT_THAT(
+      toml,
+      AllOf(HasSubstr(R"(id_column = "event_id")"), HasSubstr(R"(aggregate_id_column = "agg_id")"),
+            HasSubstr(R"(payload_column = "body")"),
+            HasSubstr(R"(timestamp_column = "created_at")"),
+            HasSubstr(R"(aggregate_type_column = "agg_type")"),
+            HasSubstr(R"(topic_regex = "(?<routedByValue>.*)Event")"),
+            HasSubstr(R"(topic = "${routedByValue}.events")"),
+            HasSubstr("tombstone_on_empty_payload = true"), HasSubstr("expand_json_payload = true"),
+            HasSubstr(R"(additional_placement = ["type:header:eventType", )"
+                      R"("tenant:partition"])"),
+            HasSubstr(R"(op_invalid_behavior = "fatal")")));
+}
+
+TEST(DebeziumImportTest, ConnectorHeadersAndKeyPoliciesFollowDebezium) {
+  const std::string toml = TomlOf(Connector());
+  EXPECT_THAT(toml,
+              AllOf(HasSubstr("extended_headers = true"), HasSubstr(R"(logical_name = "shop")"),
+                    HasSubstr(R"(empty_keys = "publish")"), HasSubstr(R"(null_keys = "publish")")));
+  EXPECT_THAT(TomlOf(Connector(R"("extended.headers.enabled": "false")")),
+              HasSubstr("extended_headers = false"));
+}
+
+TEST(DebeziumImportTest, ConvertersAndSchemasEnable) {
+  std::string json = Connector(R"("key.converter.schemas.enable": "false",
+      "value.converter.schemas.enable": "false")");
+  for (const char* side : {"\"key.converter\"", "\"value.converter\""}) {
+    const size_t at = json.find(side);
+    json.replace(json.find("org.apache.kafka.connect.storage.StringConverter", at), 48,
+                 "org.apache.kafka.connect.json.JsonConverter");
+  }
+  EXPECT_THAT(TomlOf(json), AllOf(HasSubstr(R"(key_converter = "json")"),
+                                  HasSubstr(R"(value_converter = "json")")));
+  json.replace(json.find(R"("value.converter.schemas.enable": "false")"), 41,
+               R"("value.converter.schemas.enable": "true")");
+  EXPECT_THAT(TomlOf(json), HasSubstr(R"(value_converter = "json_with_schema")"));
+}
+
+TEST(DebeziumImportTest, JsonConverterSchemasDefaultToEnabled) {
+  std::string json = Connector();
+  const size_t at = json.find("\"value.converter\"");
+  json.replace(json.find("org.apache.kafka.connect.storage.StringConverter", at), 48,
+               "org.apache.kafka.connect.json.JsonConverter");
+  EXPECT_THAT(TomlOf(json), AllOf(HasSubstr(R"(key_converter = "string")"),
+                                  HasSubstr(R"(value_converter = "json_with_schema")")));
+}
+
+TEST(DebeziumImportTest, OutputChangingOptionsAreErrors) {
+  EXPECT_THAT(ErrorOf(Connector(R"("transforms": "outbox,route",
+      "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter")")),
+              AllOf(HasSubstr("transforms.route.type"), HasSubstr("RegexRouter"),
+                    HasSubstr("remove that transform")));
+  EXPECT_THAT(ErrorOf(Connector(R"("transforms.outbox.table.field.event.schema.version": "3")")),
+              AllOf(HasSubstr("transforms.outbox.table.field.event.schema.version"),
+                    HasSubstr("remove it")));
+  EXPECT_THAT(ErrorOf(Connector(R"("transforms.outbox.predicate": "isOutbox")")),
+              HasSubstr("transforms.outbox.predicate"));
+  EXPECT_THAT(ErrorOf(Connector(R"("binary.handling.mode": "base64")")),
+              HasSubstr("binary.handling.mode"));
+  EXPECT_THAT(ErrorOf(Connector(R"("column.exclude.list": "public.outbox.type")")),
+              HasSubstr("column.exclude.list"));
+  EXPECT_THAT(ErrorOf(Connector(R"("header.converter": "com.acme.Headers")")),
+              HasSubstr("header.converter"));
+}
+
+TEST(DebeziumImportTest, ConverterErrorsNameTheFix) {
+  std::string avro = Connector();
+  const size_t at = avro.find("\"value.converter\"");
+  avro.replace(avro.find("org.apache.kafka.connect.storage.StringConverter", at), 48,
+               "io.confluent.connect.avro.AvroConverter");
+  EXPECT_THAT(ErrorOf(avro), AllOf(HasSubstr("value.converter"), HasSubstr("AvroConverter"),
+                                   HasSubstr("JsonConverter")));
+  EXPECT_THAT(ErrorOf(Drop(Connector(), "key.converter")),
+              AllOf(HasSubstr("\"key.converter\" is not set"), HasSubstr("as the worker sets it")));
+}
+
+TEST(DebeziumImportTest, ConnectorMustBePostgresWithPgoutputAndEventRouter) {
+  EXPECT_THAT(ErrorOf(Drop(Connector(), "plugin.name")),
+              AllOf(HasSubstr("plugin.name"), HasSubstr("decoderbufs"),
+                    HasSubstr("Debezium's default"), HasSubstr("pgoutput")));
+  std::string mysql = Connector();
+  mysql.replace(mysql.find("postgresql.PostgresConnector"), 28, "mysql.MySqlConnector");
+  EXPECT_THAT(ErrorOf(mysql), HasSubstr("connector.class"));
+  EXPECT_THAT(ErrorOf(Drop(Connector(), "transforms")),
+              AllOf(HasSubstr("\"transforms\""), HasSubstr("EventRouter")));
+}
+
+TEST(DebeziumImportTest, TablesMustBeNamedExactly) {
+  EXPECT_THAT(ErrorOf(Connector(R"("table.include.list": "public.outbox.*")")),
+              AllOf(HasSubstr("table.include.list"), HasSubstr("public.outbox.*"),
+                    HasSubstr("list the outbox tables by name")));
+  EXPECT_THAT(ErrorOf(Connector(R"("table.include.list": "outbox")")), HasSubstr("no schema"));
+  EXPECT_THAT(ErrorOf(Drop(Connector(), "table.include.list")),
+              AllOf(HasSubstr("table.include.list"), HasSubstr("every table")));
+}
+
+TEST(DebeziumImportTest, EveryIgnoredOptionIsNamedInAWarning) {
+  const std::string warnings = WarningsOf(Connector(R"("tasks.max": "1",
+      "snapshot.mode": "initial", "slot.drop.on.stop": "true",
+      "transforms.outbox.tracing.operation.name": "outbox",
+      "publication.autocreate.mode": "disabled")"));
+  EXPECT_THAT(warnings, AllOf(HasSubstr("tasks.max is not used by outboxd"),
+                              HasSubstr("snapshot.mode=initial"), HasSubstr("slot.drop.on.stop"),
+                              HasSubstr("transforms.outbox.tracing.operation.name"),
+                              HasSubstr("publication.autocreate.mode=disabled")));
+  EXPECT_THAT(TomlOf(Connector(R"("publication.autocreate.mode": "disabled")")),
+              HasSubstr("create_slot = false"));
+  EXPECT_THAT(WarningsOf(Connector(R"("snapshot.mode": "no_data")")),
+              Not(HasSubstr("snapshot.mode")));
+}
+
+TEST(DebeziumImportTest, ConfigProviderReferences) {
+  EXPECT_THAT(ErrorOf(Connector(R"("database.user": "${file:/etc/kc/db.properties:user}")")),
+              AllOf(HasSubstr("database.user"), HasSubstr("config provider")));
+  std::string json = Connector();
+  json.replace(json.find(R"("s3cr'et")"), 9, R"("${file:/etc/kc/db.properties:password}")");
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(json, "c.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->password, "");
+  EXPECT_THAT(WarningsOf(json), HasSubstr("set OUTBOXD_POSTGRES_PASSWORD"));
+}
+
+TEST(DebeziumImportTest, MalformedJson) {
+  EXPECT_THAT(ErrorOf("{\"name\": "),
+              AllOf(HasSubstr("connector.json"), HasSubstr("not valid JSON")));
+  EXPECT_THAT(ErrorOf("[1]"), HasSubstr("must be an object"));
+  EXPECT_THAT(ErrorOf(Connector(R"("tasks.max": [1])")),
+              AllOf(HasSubstr("\"tasks.max\" must be a string"), HasSubstr("[1]")));
+}
+
+TEST(DebeziumImportTest, TomlStringEscapes) {
+  EXPECT_EQ(internal::TomlString("a\"b\\c\n"), R"("a\"b\\c\u000A")");
+  EXPECT_EQ(internal::TomlString("ключ😀"), R"("\u043A\u043B\u044E\u0447\U0001F600")");
+  EXPECT_EQ(internal::TomlString("x${Y}"), R"("x$${Y}")");
+  EXPECT_EQ(internal::TomlString("x${Y}", false), R"("x${Y}")");
+}
+
+// A file given with --config beside the connector may hold client settings only.
+TEST(DebeziumImportTest, CompanionFileMayNotRedefineTheConnector) {
+  const std::string dir = ::testing::TempDir();
+  const std::string json_path = dir + "/dbz_import_connector.json";
+  const std::string toml_path = dir + "/dbz_import_extra.toml";
+  std::ofstream(json_path) << Connector();
+  std::ofstream(toml_path) << "[kafka]\n\"bootstrap.servers\" = \"k:9092\"\n\n [postgres]\n";
+  std::vector<std::string> warnings;
+  absl::StatusOr<Config> config = LoadDebeziumConfig(
+      json_path, toml_path, [](std::string_view) { return std::nullopt; }, warnings);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(),
+              AllOf(HasSubstr("dbz_import_extra.toml:4"), HasSubstr("[postgres] comes from")));
+  config = LoadDebeziumConfig(
+      dir + "/missing.json", std::nullopt, [](std::string_view) { return std::nullopt; }, warnings);
+  EXPECT_THAT(config.status().message(), HasSubstr("cannot open the Debezium connector config"));
+  std::remove(json_path.c_str());
+  std::remove(toml_path.c_str());
+}
+
+}  // namespace
+}  // namespace outboxd::config
