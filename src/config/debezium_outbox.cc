@@ -153,6 +153,9 @@ absl::Status RouterOption(ConnectorOptions& options, const std::string& full,
   if (option == "table.op.invalid.behavior" || option == "debezium.op.invalid.behavior") {
     return out.String("op_invalid_behavior", value, full), absl::OkStatus();
   }
+  if (option == "table.json.payload.null.behavior" && value == "ignore") {
+    return absl::OkStatus();  // Debezium's default: a NULL payload stays a null value.
+  }
   if (option == "table.fields.additional.error.on.missing") {
     warnings.push_back(
         fmt::format("{} ignored: outboxd checks at start that every listed column exists", full));

@@ -167,6 +167,12 @@ TEST(DebeziumImportTest, OutputChangingOptionsAreErrors) {
   EXPECT_THAT(ErrorOf(Connector(R"("transforms.outbox.table.field.event.schema.version": "3")")),
               AllOf(HasSubstr("transforms.outbox.table.field.event.schema.version"),
                     HasSubstr("remove it")));
+  EXPECT_THAT(ErrorOf(Connector(
+                  R"("transforms.outbox.table.json.payload.null.behavior": "optional_bytes")")),
+              HasSubstr("table.json.payload.null.behavior"));
+  EXPECT_THAT(
+      TomlOf(Connector(R"("transforms.outbox.table.json.payload.null.behavior": "ignore")")),
+      HasSubstr("[outbox]"));
   EXPECT_THAT(ErrorOf(Connector(R"("transforms.outbox.predicate": "isOutbox")")),
               HasSubstr("transforms.outbox.predicate"));
   EXPECT_THAT(ErrorOf(Connector(R"("binary.handling.mode": "base64")")),
