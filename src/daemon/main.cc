@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
                  kUsage.data());
     return kExitUsage;
   }
+  if (options->command == "help") {
+    std::fputs(kUsage.data(), stdout);
+    return kExitOk;
+  }
   if (options->command == "version") {
     std::printf("outboxd %s\n", OUTBOXD_VERSION);
     return kExitOk;

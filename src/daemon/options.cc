@@ -50,6 +50,7 @@ absl::StatusOr<Options> ParseArgs(int argc, const char* const* argv) {
   if (argc < 2) return absl::InvalidArgumentError("no command given");
   Options options;
   options.command = argv[1];
+  if (options.command == "--help" || options.command == "-h") options.command = "help";
   int i = 2;
   if (options.command == "slot") {
     if (i >= argc) return absl::InvalidArgumentError("slot needs status, create or drop");
@@ -64,7 +65,8 @@ absl::StatusOr<Options> ParseArgs(int argc, const char* const* argv) {
       return absl::InvalidArgumentError("import-debezium needs the connector JSON file");
     }
     options.debezium_config_path = argv[i++];
-  } else if (!TakesConfig(options.command) && options.command != "version") {
+  } else if (!TakesConfig(options.command) && options.command != "version" &&
+             options.command != "help") {
     return absl::InvalidArgumentError(fmt::format("unknown command \"{}\"", options.command));
   }
   for (; i < argc; ++i) {

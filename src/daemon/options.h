@@ -15,7 +15,7 @@ inline constexpr std::string_view kUsage =
     "       outboxd check --config FILE [--offline]   check the config, then the servers\n"
     "       outboxd slot status|create|drop --config FILE [--yes]\n"
     "       outboxd import-debezium CONNECTOR.json   print the equivalent outboxd config\n"
-    "       outboxd version\n"
+    "       outboxd version | --help\n"
     "  --debezium-config  run, check and slot from a Debezium connector JSON (as posted to\n"
     "              Kafka Connect); Kafka from OUTBOXD_KAFKA_BOOTSTRAP_SERVERS or the [kafka]\n"
     "              section of --config FILE (which may then hold only [kafka], [relay], [http])\n"

@@ -67,6 +67,8 @@ TEST(OptionsTest, Rejections) {
               HasSubstr("unexpected argument \"--yes\""));
   EXPECT_TRUE(Parse({"check", "--config", "f", "--offline"}).ok());
   EXPECT_TRUE(Parse({"version"}).ok());
+  EXPECT_EQ(Parse({"--help"})->command, "help");
+  EXPECT_EQ(Parse({"-h"})->command, "help");
   EXPECT_FALSE(Parse({}).ok());
 }
 
