@@ -40,7 +40,8 @@ class RecvLogical:
         self.proc = subprocess.Popen(
             [os.path.join(self.svc.pg_bin, "pg_recvlogical"), "-d", self.svc.admin, "--slot",
              self.slot(shape), "--start", "-o", "proto_version=1", "-o",
-             f"publication_names={BENCH_PUBLICATION}", "-f", "/dev/null", "-F", "1"])
+             f"publication_names={BENCH_PUBLICATION}", "-f", "/dev/null", "-F", "1",
+             "--no-loop"])
         time.sleep(1)
         return self.proc.pid
 

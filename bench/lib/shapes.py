@@ -8,6 +8,18 @@ from dataclasses import dataclass
 from .competitors import BENCH_PUBLICATION
 from .services import load_average, log
 
+# Tells this run's topics from those of an earlier run against the same broker (--services).
+RUN_ID = f"{int(time.time()) % 1_000_000:06d}"
+
+
+def aggregate(shape):
+    """The shape's aggregatetype in this run; its topic is outbox.event.<aggregate>."""
+    return f"{shape.name}_{RUN_ID}"
+
+
+def topic(shape):
+    return f"outbox.event.{aggregate(shape)}"
+
 
 @dataclass
 class Drain:
@@ -66,7 +78,7 @@ def reset_schema(svc, competitors, shape, repeats=1):
     for run in run_names(shape, repeats):
         for c in competitors:
             svc.sql(f"SELECT pg_create_logical_replication_slot('{c.slot(run)}', 'pgoutput')")
-    svc.create_topic(f"outbox.event.{shape.name}", shape.partitions)
+    svc.create_topic(topic(shape), shape.partitions)
 
 
 def drop_slots(svc, competitors, shape, repeats=1):
@@ -77,7 +89,7 @@ def drop_slots(svc, competitors, shape, repeats=1):
 
 def build_backlog(svc, shape):
     start = time.monotonic()
-    svc.sql(f"CALL bench_load('{shape.name}', {shape.rows}, {shape.tx_rows}, {shape.payload})")
+    svc.sql(f"CALL bench_load('{aggregate(shape)}', {shape.rows}, {shape.tx_rows}, {shape.payload})")
     end_lsn = svc.sql("SELECT pg_current_wal_lsn()")
     wal_bytes = int(svc.sql(f"SELECT pg_wal_lsn_diff('{end_lsn}', '0/0')"))
     log(f"{shape.name}: backlog of {shape.rows} rows in {time.monotonic() - start:.1f}s")
@@ -113,7 +125,7 @@ def run_drain(svc, competitors, shape, repeats):
 
 INSERT_SQL = """\\set agg random(1, 1000)
 INSERT INTO outbox (aggregatetype, aggregateid, type, payload)
-  VALUES (:'shape', 'agg-' || :agg, 'T',
+  VALUES (':shape', 'agg-' || :agg, 'T',
           jsonb_build_object('us', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint));
 """
 
@@ -124,8 +136,11 @@ def pgbench(svc, workdir, shape):
         f.write(INSERT_SQL)
     out = subprocess.run(
         [os.path.join(svc.pg_bin, "pgbench"), svc.conninfo, "-n", "-c", "4", "-j", "2", "-R",
-         str(shape.rate), "-T", str(shape.seconds), "-D", f"shape={shape.name}", "-f", script],
-        check=True, capture_output=True, text=True).stdout
+         str(shape.rate), "-T", str(shape.seconds), "-D", f"shape={aggregate(shape)}", "-f", script],
+        capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"pgbench failed: {out.stderr[-2000:]}")
+    out = out.stdout
     return int(next(line.split()[-1] for line in out.splitlines()
                     if line.startswith("number of transactions actually processed")
                     ).split("/")[0])

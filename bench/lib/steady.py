@@ -5,33 +5,39 @@ import time
 
 from .competitors import Outboxd
 from .services import load_average, log, proc_cpu_s, proc_hwm_kb
-from .shapes import Steady, pgbench, percentiles, read_latencies, reset_schema
+from .shapes import (Steady, aggregate, pgbench, percentiles, read_latencies, reset_schema,
+                     topic)
 
 
 def current_lsn(svc):
     return svc.sql("SELECT pg_current_wal_lsn()")
 
 
+def slot_run(shape):
+    """Steady shapes run once: the slot and run name reset_schema made for repeat 0."""
+    return f"{shape.name}_r0"
+
+
 def warm_up(svc, outboxd, shape):
     """The first record waits for the producer's idempotence PID and the topic's metadata:
     start-up, not steady state. Its payload carries no timestamp, so latency skips it."""
     svc.sql("INSERT INTO public.outbox (aggregatetype, aggregateid, type, payload) "
-            f"VALUES ('{shape.name}', 'warm-up', 'T', '{{\"us\": 0}}')")
-    outboxd.wait_confirmed(shape.name, current_lsn(svc), timeout_s=60)
+            f"VALUES ('{aggregate(shape)}', 'warm-up', 'T', '{{\"us\": 0}}')")
+    outboxd.wait_confirmed(slot_run(shape), current_lsn(svc), timeout_s=60)
 
 
 def steady_outboxd(svc, workdir, outboxd, shape):
-    pid = outboxd.start(shape.name)
+    pid = outboxd.start(slot_run(shape))
     warm_up(svc, outboxd, shape)
     load, cpu0 = load_average(), proc_cpu_s(pid)
     start = time.monotonic()
     events = pgbench(svc, workdir, shape)
-    outboxd.wait_confirmed(shape.name, current_lsn(svc), timeout_s=300)
+    outboxd.wait_confirmed(slot_run(shape), current_lsn(svc), timeout_s=300)
     catch_up = time.monotonic() - start - shape.seconds
     cpu = proc_cpu_s(pid) - cpu0
     hwm = proc_hwm_kb(pid)
     outboxd.stop()
-    lat = read_latencies(svc, f"outbox.event.{shape.name}", events)
+    lat = read_latencies(svc, topic(shape), events)
     r = {"events": events, "events_per_s": events / shape.seconds, "cpu_s": cpu,
          "cpu_us_per_event": cpu * 1e6 / max(events, 1), "peak_rss_kb": hwm,
          "catch_up_s": max(catch_up, 0.0), "load_avg_1m": load, **percentiles(lat)}
@@ -39,7 +45,7 @@ def steady_outboxd(svc, workdir, outboxd, shape):
 
 
 def steady_recvlogical(svc, workdir, recv, shape):
-    pid = recv.start_steady(shape.name)
+    pid = recv.start_steady(slot_run(shape))
     load, cpu0 = load_average(), proc_cpu_s(pid)
     events = pgbench(svc, workdir, shape)
     time.sleep(1)  # Its -F 1 flush cadence; nothing more to wait for.
@@ -51,9 +57,13 @@ def steady_recvlogical(svc, workdir, recv, shape):
 
 
 def run_steady(svc, workdir, competitors, shape):
-    reset_schema(svc, competitors, shape)
+    # Each competitor's slot is created just before its own load: a slot made before the
+    # other's load would first drain that as a backlog.
+    reset_schema(svc, [], shape)
     results = {}
     for c in competitors:
+        svc.sql(f"SELECT pg_create_logical_replication_slot('{c.slot(slot_run(shape))}', "
+                "'pgoutput')")
         if isinstance(c, Outboxd):
             r, lat = steady_outboxd(svc, workdir, c, shape)
             r["latency_ms_sorted_sample"] = sorted(lat)[:: max(1, len(lat) // 2000)]
@@ -63,6 +73,7 @@ def run_steady(svc, workdir, competitors, shape):
             f"us/event, p50 {r.get('p50_ms', float('nan')):.1f} "
             f"p99 {r.get('p99_ms', float('nan')):.1f} ms, load {r['load_avg_1m']:.1f}")
         results[c.name] = r
+        svc.sql(f"SELECT pg_drop_replication_slot('{c.slot(slot_run(shape))}')")
     return results
 
 
@@ -71,7 +82,7 @@ def run_kills(svc, workdir, outboxd, quick):
     shape = Steady("kill", 5000, 12 if quick else 30)
     kills = 3 if quick else 6
     reset_schema(svc, [outboxd], shape)
-    outboxd.start(shape.name)
+    outboxd.start(slot_run(shape))
     warm_up(svc, outboxd, shape)
     load = load_average()
     done = {}
@@ -81,12 +92,13 @@ def run_kills(svc, workdir, outboxd, quick):
     for _ in range(kills):
         time.sleep(interval)
         outboxd.kill9()
-        outboxd.start(shape.name)
+        outboxd.start(slot_run(shape))
     loader.join()
-    outboxd.wait_confirmed(shape.name, current_lsn(svc), timeout_s=300)
+    outboxd.wait_confirmed(slot_run(shape), current_lsn(svc), timeout_s=300)
     outboxd.stop()
-    rows = int(svc.sql(f"SELECT count(*) FROM public.outbox WHERE aggregatetype = '{shape.name}'"))
-    records = svc.topic_offsets(f"outbox.event.{shape.name}")
+    rows = int(svc.sql("SELECT count(*) FROM public.outbox "
+                       f"WHERE aggregatetype = '{aggregate(shape)}'"))
+    records = svc.topic_offsets(topic(shape))
     dup = records - rows
     r = {"rate": shape.rate, "seconds": shape.seconds, "kills": kills, "rows": rows,
          "records": records, "duplicates": dup, "duplicates_per_kill": dup / kills,
