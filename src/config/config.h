@@ -49,23 +49,62 @@ struct PostgresConfig {
   int32_t min_safe_wal_size_mb = 1024;
 };
 
-// One of Debezium's table.fields.additional.placement entries ("column:header[:alias]").
-struct HeaderPlacement {
-  std::string column;
-  std::string header;  // The alias, or the column name when none was given.
-  friend bool operator==(const HeaderPlacement&, const HeaderPlacement&) = default;
-};
+// Where table.fields.additional.placement puts a column: a record header, a field of the
+// value's envelope next to "payload", or (an integer column) the record's partition.
+enum class Placement { kHeader, kEnvelope, kPartition };
 
-// Defaults are those of Debezium's Outbox Event Router.
+// One of Debezium's table.fields.additional.placement entries ("column:placement[:alias]").
+struct AdditionalField {
+  std::string column;
+  std::string alias;  // Header or envelope field name: the alias, else the column name.
+  Placement placement = Placement::kHeader;
+  friend bool operator==(const AdditionalField&, const AdditionalField&) = default;
+};
+using HeaderPlacement = AdditionalField;  // The name from when headers were the only placement.
+
+// Kafka Connect's converters, whose bytes outboxd reproduces: StringConverter, JsonConverter
+// with schemas.enable=false, and with schemas.enable=true ({"schema":...,"payload":...}).
+enum class Converter { kString, kJson, kJsonWithSchema };
+
+// table.op.invalid.behavior: what an UPDATE of an outbox row does (DELETEs are always skipped).
+// kWarn and kError skip it with a log line of that level; kFatal stops outboxd.
+enum class InvalidOpBehavior { kWarn, kError, kFatal };
+
+// What happens to a row whose key column (aggregate id) or routing column (aggregate type)
+// is empty (empty_keys) or whose id, key or type is NULL (null_keys).
+enum class KeyPolicy { kDeadLetter, kPublish };
+
+// Defaults are those of Debezium's Outbox Event Router, except where noted.
 struct OutboxConfig {
-  // Contains at most one placeholder (kTopicPlaceholders in topic.h).
+  // route.topic.replacement, applied to the routing value when topic_regex matches it whole
+  // (Java RegexRouter: $n, ${name}; ${aggregatetype} = the whole value). Without a match the
+  // topic is the routing value itself, as in Debezium.
   std::string topic = "outbox.event.${aggregatetype}";
+  std::string topic_regex = "(?<routedByValue>.*)";  // route.topic.regex, Java syntax.
   std::string id_column = "id";
   std::string aggregate_type_column = "aggregatetype";
   std::string aggregate_id_column = "aggregateid";
   std::string payload_column = "payload";
-  std::vector<HeaderPlacement> additional_placement;
+  // table.field.event.timestamp: a timestamp column whose value becomes the record timestamp
+  // (ms); empty = the time outboxd produces the record (Debezium: when it processed the row).
+  std::string timestamp_column;
+  std::vector<AdditionalField> additional_placement;
   bool tombstone_on_empty_payload = false;
+  // table.expand.json.payload: parsed but refused when true (not reproduced yet).
+  bool expand_json_payload = false;
+  InvalidOpBehavior op_invalid_behavior = InvalidOpBehavior::kWarn;
+  Converter key_converter = Converter::kString;    // Connect's key.converter.
+  Converter value_converter = Converter::kString;  // Connect's value.converter.
+  // Debezium's extended.headers.enabled: the __debezium.context.* headers first, in
+  // Debezium's order. Native default off; a Debezium connector config turns it on.
+  bool extended_headers = false;
+  std::string logical_name;                   // topic.prefix, for connectorLogicalName.
+  std::string connector_name = "postgresql";  // The connectorName header (plugin name).
+  // Native default dead_letter; Debezium publishes (empty key, topic "outbox.event.").
+  KeyPolicy empty_keys = KeyPolicy::kDeadLetter;
+  // kPublish = Debezium: NULL aggregate id -> null key, NULL id -> "id" header with a null
+  // value. A NULL aggregate type is dead-lettered either way (Debezium's task fails on it).
+  KeyPolicy null_keys = KeyPolicy::kDeadLetter;
   std::string dead_letter_topic = "outbox.dlq";
   // Check that payloads of non-JSON column types (text, varchar, ...) are valid JSON; a row
   // whose payload is not goes to the dead-letter topic. json/jsonb are valid by construction

@@ -1,51 +1,107 @@
-// [outbox]: the Outbox Event Router options.
+// [outbox]: the Outbox Event Router options, plus the Kafka Connect converter and connector
+// settings that shape the records (README "[outbox]").
 
+#include <array>
+#include <utility>
+
+#include "absl/strings/match.h"
 #include "config/sections.h"
 #include "config/topic.h"
+#include "config/topic_router.h"
 #include "fmt/format.h"
 
 namespace outboxd::config::internal {
 namespace {
 
 constexpr std::string_view kOutboxKeys[] = {"topic",
+                                            "topic_regex",
                                             "id_column",
                                             "aggregate_type_column",
                                             "aggregate_id_column",
                                             "payload_column",
+                                            "timestamp_column",
                                             "additional_placement",
                                             "tombstone_on_empty_payload",
+                                            "expand_json_payload",
+                                            "op_invalid_behavior",
+                                            "key_converter",
+                                            "value_converter",
+                                            "extended_headers",
+                                            "logical_name",
+                                            "connector_name",
+                                            "empty_keys",
+                                            "null_keys",
                                             "dead_letter_topic",
                                             "validate_json"};
 constexpr std::string_view kTopicExample = R"(topic = "outbox.event.${aggregatetype}")";
 constexpr std::string_view kPlacementExample = R"(additional_placement = ["type:header:type"])";
 
-// Checks the fixed parts of the pattern; the routed value is checked per row by the mapper.
-absl::Status ValidateTopic(const SectionReader& reader, const std::string& topic) {
-  const TopicTemplate parts = SplitTopicPattern(topic);
-  if (parts.placeholder_count > 1) {
-    return reader.Error("topic", fmt::format("has {} placeholders", parts.placeholder_count),
-                        "use ${aggregatetype} once, or none for a fixed topic");
+// Reads a string key whose value must be one of `names` and stores the matching enumerator.
+template <typename Enum, size_t N>
+absl::Status ReadChoice(const SectionReader& reader, std::string_view key,
+                        const std::array<std::pair<std::string_view, Enum>, N>& names, Enum& out) {
+  std::string text;
+  const std::string example = fmt::format("{} = \"{}\"", key, names[0].first);
+  if (auto s = reader.ReadString(key, example, text); !s.ok()) return s;
+  if (!reader.Has(key)) return absl::OkStatus();
+  std::string choices;
+  for (const auto& [name, value] : names) {
+    if (name == text) {
+      out = value;
+      return absl::OkStatus();
+    }
+    choices.append(choices.empty() ? "" : ", ").append(fmt::format("\"{}\"", name));
   }
-  std::string fixed(parts.prefix);
-  fixed.append(parts.suffix);
-  if (parts.routed) fixed.append("x");  // The routed value is at least one character.
-  if (const size_t brace = fixed.find("${"); brace != std::string::npos) {
-    const size_t close = fixed.find('}', brace);
-    const size_t length = close == std::string::npos ? std::string::npos : close - brace + 1;
+  return reader.Error(key, fmt::format("is \"{}\", which is not a choice", text),
+                      fmt::format("write one of {}", choices));
+}
+
+constexpr std::array<std::pair<std::string_view, Converter>, 3> kConverters = {{
+    {"string", Converter::kString},
+    {"json", Converter::kJson},
+    {"json_with_schema", Converter::kJsonWithSchema},
+}};
+constexpr std::array<std::pair<std::string_view, InvalidOpBehavior>, 3> kOpBehaviors = {{
+    {"warn", InvalidOpBehavior::kWarn},
+    {"error", InvalidOpBehavior::kError},
+    {"fatal", InvalidOpBehavior::kFatal},
+}};
+constexpr std::array<std::pair<std::string_view, KeyPolicy>, 2> kKeyPolicies = {{
+    {"dead_letter", KeyPolicy::kDeadLetter},
+    {"publish", KeyPolicy::kPublish},
+}};
+constexpr std::array<std::pair<std::string_view, Placement>, 3> kPlacements = {{
+    {"header", Placement::kHeader},
+    {"envelope", Placement::kEnvelope},
+    {"partition", Placement::kPartition},
+}};
+
+// Compiles the route like the mapper will and checks the replacement's fixed characters; the
+// routed value is checked per row by the mapper.
+absl::Status ValidateTopic(const SectionReader& reader, const OutboxConfig& cfg) {
+  absl::StatusOr<TopicRouter> router = TopicRouter::Create(cfg.topic_regex, cfg.topic);
+  if (!router.ok()) {
+    const absl::string_view message = router.status().message();
+    // The regex's own errors belong to topic_regex, the rest to the replacement.
+    const bool regex_error = absl::StartsWith(message, "does not compile") ||
+                             absl::StrContains(message, "capturing groups");
+    const std::string_view key = regex_error ? "topic_regex" : "topic";
     return reader.Error(
-        "topic", fmt::format("has an unknown placeholder \"{}\"", fixed.substr(brace, length)),
-        "use ${aggregatetype} (or its alias ${routedByValue})");
+        key, std::string_view(message.data(), message.size()),
+        fmt::format("write e.g. topic_regex = \"(?<routedByValue>.*)\" with {}", kTopicExample));
   }
+  std::string fixed = router->literal_text();
+  if (!router->fixed()) fixed.append("x");  // A routed value is at least one character.
   if (std::string problem = TopicNameProblem(fixed); !problem.empty()) {
-    return reader.Error("topic",
-                        fmt::format("\"{}\" cannot make a legal Kafka topic: {}", topic, problem),
-                        fmt::format("write e.g. {}", kTopicExample));
+    return reader.Error(
+        "topic", fmt::format("\"{}\" cannot make a legal Kafka topic: {}", cfg.topic, problem),
+        fmt::format("write e.g. {}", kTopicExample));
   }
   return absl::OkStatus();
 }
 
-// Debezium's "column:placement[:alias]"; only the header placement exists here.
-absl::Status ReadPlacements(const SectionReader& reader, std::vector<HeaderPlacement>& out) {
+// Debezium's "column:placement[:alias]"; a partition placement ignores the alias.
+absl::Status ReadPlacements(const SectionReader& reader, std::vector<AdditionalField>& out) {
   std::vector<std::string> entries;
   bool present = false;
   if (auto s = reader.ReadStringArray("additional_placement", kPlacementExample, entries, present);
@@ -59,23 +115,28 @@ absl::Status ReadPlacements(const SectionReader& reader, std::vector<HeaderPlace
         std::none_of(parts.begin(), parts.end(), [](std::string_view p) { return p.empty(); });
     if (!shape_ok) {
       return reader.Error("additional_placement",
-                          fmt::format("entry \"{}\" is not \"column:header[:alias]\"", entry),
-                          fmt::format("write e.g. {}", kPlacementExample));
+                          fmt::format("entry \"{}\" is not \"column:placement[:alias]\"", entry),
+                          fmt::format("write e.g. {} (placement header, envelope or partition)",
+                                      kPlacementExample));
     }
-    if (parts[1] != "header") {
-      // The alias goes through fmt rather than `":" + std::string(alias)`: GCC 12 at -O2/-O3
-      // inlines that operator+ into a memcpy it wrongly reports as overlapping (-Wrestrict,
-      // GCC bug 105329), which broke the Release build.
-      const std::string_view alias_sep = parts.size() == 3 ? ":" : "";
-      const std::string_view alias = parts.size() == 3 ? parts[2] : "";
+    AdditionalField field{std::string(parts[0]),
+                          std::string(parts.size() == 3 ? parts[2] : parts[0])};
+    auto it = std::find_if(kPlacements.begin(), kPlacements.end(),
+                           [&](const auto& p) { return p.first == parts[1]; });
+    if (it == kPlacements.end()) {
       return reader.Error(
           "additional_placement",
-          fmt::format("entry \"{}\" uses placement \"{}\", which outboxd does not support", entry,
-                      parts[1]),
-          fmt::format("place the column as a header instead: \"{}:header{}{}\"", parts[0],
-                      alias_sep, alias));
+          fmt::format("entry \"{}\" uses placement \"{}\", which does not exist", entry, parts[1]),
+          "use header, envelope or partition, e.g. \"type:header:eventType\"");
     }
-    out.push_back({std::string(parts[0]), std::string(parts.size() == 3 ? parts[2] : parts[0])});
+    field.placement = it->second;
+    out.push_back(std::move(field));
+  }
+  if (std::count_if(out.begin(), out.end(), [](const AdditionalField& f) {
+        return f.placement == Placement::kPartition;
+      }) > 1) {
+    return reader.Error("additional_placement", "has more than one partition placement",
+                        "keep one \"column:partition\" entry");
   }
   return absl::OkStatus();
 }
@@ -88,12 +149,7 @@ absl::Status ReadColumn(const SectionReader& reader, std::string_view key,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
-  if (auto s = reader.CheckKnownKeys(kOutboxKeys); !s.ok()) return s;
-  if (auto s = reader.ReadString("topic", kTopicExample, out.topic); !s.ok()) return s;
-  if (auto s = ValidateTopic(reader, out.topic); !s.ok()) return s;
+absl::Status ReadColumns(const SectionReader& reader, OutboxConfig& out) {
   const OutboxConfig defaults;
   for (auto [key, field, default_name] : {
            std::tuple{"id_column", &out.id_column, defaults.id_column},
@@ -105,12 +161,79 @@ absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
        }) {
     if (auto s = ReadColumn(reader, key, default_name, *field); !s.ok()) return s;
   }
-  if (auto s = ReadPlacements(reader, out.additional_placement); !s.ok()) return s;
-  if (auto s = reader.ReadBool("tombstone_on_empty_payload", "tombstone_on_empty_payload = false",
-                               out.tombstone_on_empty_payload);
+  return reader.ReadString("timestamp_column", R"(timestamp_column = "created_at")",
+                           out.timestamp_column);
+}
+
+absl::Status ReadBools(const SectionReader& reader, OutboxConfig& out) {
+  for (auto [key, field] : {
+           std::pair{"tombstone_on_empty_payload", &out.tombstone_on_empty_payload},
+           std::pair{"expand_json_payload", &out.expand_json_payload},
+           std::pair{"extended_headers", &out.extended_headers},
+           std::pair{"validate_json", &out.validate_json},
+       }) {
+    if (auto s = reader.ReadBool(key, fmt::format("{} = false", key), *field); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadChoices(const SectionReader& reader, OutboxConfig& out) {
+  if (out.expand_json_payload) {
+    // Debezium re-types the parsed JSON (Connect schema inference, Java number formatting);
+    // outboxd does not reproduce that yet, and different bytes would break consumers.
+    return reader.Error("expand_json_payload",
+                        "is true, which outboxd does not support yet (Debezium's re-typed JSON "
+                        "is not reproduced byte for byte)",
+                        "set expand_json_payload = false; the payload is then written as the "
+                        "JSON string Debezium writes without the option");
+  }
+  if (auto s = ReadChoice(reader, "key_converter", kConverters, out.key_converter); !s.ok()) {
+    return s;
+  }
+  if (auto s = ReadChoice(reader, "value_converter", kConverters, out.value_converter); !s.ok()) {
+    return s;
+  }
+  if (auto s = ReadChoice(reader, "op_invalid_behavior", kOpBehaviors, out.op_invalid_behavior);
       !s.ok()) {
     return s;
   }
+  if (auto s = ReadChoice(reader, "empty_keys", kKeyPolicies, out.empty_keys); !s.ok()) return s;
+  return ReadChoice(reader, "null_keys", kKeyPolicies, out.null_keys);
+}
+
+absl::Status ReadConnector(const SectionReader& reader, OutboxConfig& out) {
+  if (auto s = reader.ReadString("logical_name", R"(logical_name = "app")", out.logical_name);
+      !s.ok()) {
+    return s;
+  }
+  constexpr std::string_view kConnectorExample = R"(connector_name = "postgresql")";
+  if (auto s = reader.ReadString("connector_name", kConnectorExample, out.connector_name);
+      !s.ok()) {
+    return s;
+  }
+  if (out.extended_headers && out.logical_name.empty()) {
+    return reader.Error("extended_headers",
+                        "is true but logical_name (the __debezium.context.connectorLogicalName "
+                        "header) is not set",
+                        "set logical_name to the connector's topic.prefix, e.g. "
+                        "logical_name = \"app\"");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
+  if (auto s = reader.CheckKnownKeys(kOutboxKeys); !s.ok()) return s;
+  if (auto s = reader.ReadString("topic", kTopicExample, out.topic); !s.ok()) return s;
+  constexpr std::string_view kRegexExample = R"x(topic_regex = "(?<routedByValue>.*)")x";
+  if (auto s = reader.ReadString("topic_regex", kRegexExample, out.topic_regex); !s.ok()) return s;
+  if (auto s = ValidateTopic(reader, out); !s.ok()) return s;
+  if (auto s = ReadColumns(reader, out); !s.ok()) return s;
+  if (auto s = ReadPlacements(reader, out.additional_placement); !s.ok()) return s;
+  if (auto s = ReadBools(reader, out); !s.ok()) return s;
+  if (auto s = ReadChoices(reader, out); !s.ok()) return s;
+  if (auto s = ReadConnector(reader, out); !s.ok()) return s;
   constexpr std::string_view kDlqExample = R"(dead_letter_topic = "outbox.dlq")";
   if (auto s = reader.ReadString("dead_letter_topic", kDlqExample, out.dead_letter_topic);
       !s.ok()) {
@@ -120,7 +243,7 @@ absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
     return reader.Error("dead_letter_topic", fmt::format("is not a legal Kafka topic: {}", problem),
                         fmt::format("write e.g. {}", kDlqExample));
   }
-  return reader.ReadBool("validate_json", "validate_json = false", out.validate_json);
+  return absl::OkStatus();
 }
 
 }  // namespace outboxd::config::internal

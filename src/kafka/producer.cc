@@ -214,7 +214,9 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
     }
   }
   const std::string& topic = record.topic;
-  // The V_ macros cast their arguments, so compute plain pointers and sizes first.
+  // The V_ macros cast their arguments, so compute plain pointers and sizes first. An empty
+  // key keeps its non-null pointer: murmur2_random hashes it (as Java hashes byte[0]) and
+  // only a null pointer means "no key, random partition".
   const void* key = record.key ? record.key->data() : nullptr;
   const size_t key_size = record.key ? record.key->size() : 0;
   void* value = record.value ? const_cast<char*>(record.value->data()) : nullptr;
@@ -224,8 +226,10 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
       rkt == nullptr ? rd_kafka_last_error()
                      : rd_kafka_producev(
                            rk_.get(), RD_KAFKA_V_RKT(rkt), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                           RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_VALUE(value, value_size),
-                           RD_KAFKA_V_HEADERS(headers),
+                           RD_KAFKA_V_PARTITION(record.partition < 0 ? RD_KAFKA_PARTITION_UA
+                                                                     : record.partition),
+                           RD_KAFKA_V_TIMESTAMP(record.timestamp_ms), RD_KAFKA_V_KEY(key, key_size),
+                           RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_HEADERS(headers),
                            RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(tag)), RD_KAFKA_V_END);
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return absl::OkStatus();  // headers now owned by rk.
   if (headers != nullptr) rd_kafka_headers_destroy(headers);

@@ -24,6 +24,8 @@ struct Record {
   std::optional<std::string_view> key;
   std::optional<std::string_view> value;  // nullopt = null value (tombstone)
   std::span<const Header> headers;
+  int32_t partition = -1;    // -1 = the partitioner (murmur2 of the key bytes) chooses.
+  int64_t timestamp_ms = 0;  // CreateTime; 0 = now.
 };
 
 // A delivery that failed, translated from librdkafka's report. Views are valid only during

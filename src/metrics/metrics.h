@@ -138,6 +138,10 @@ struct RelayMetrics {
   Gauge confirmed_lsn;            // outboxd_confirmed_lsn: last flush position sent (as integer)
   Counter transactions;           // outboxd_transactions_total: commits decoded
   Counter rows_ignored;           // outboxd_rows_ignored_total: changes outside the outbox set
+  // Rows published with an empty aggregate id or type (empty_keys = "publish").
+  Family<Counter> empty_key_events{"table"};  // outboxd_empty_key_events_total
+  // UPDATEs of outbox rows skipped or refused (op_invalid_behavior).
+  Family<Counter> invalid_operations{"table"};  // outboxd_invalid_operations_total
 
   StageMetrics stages;  // outboxd_stage_seconds{stage}: src/relay's pipeline stages.
 

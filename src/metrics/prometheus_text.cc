@@ -41,6 +41,12 @@ void RenderReplication(const RelayMetrics& m, PrometheusWriter& w) {
                m.transactions);
   w.AddCounter("outboxd_rows_ignored_total",
                "Changes decoded for tables outside the configured outbox tables.", m.rows_ignored);
+  w.AddCounterFamily("outboxd_empty_key_events_total",
+                     "Rows published with an empty aggregate id or type (empty_keys = publish).",
+                     m.empty_key_events);
+  w.AddCounterFamily("outboxd_invalid_operations_total",
+                     "UPDATEs of outbox rows, skipped or refused by op_invalid_behavior.",
+                     m.invalid_operations);
   w.AddLabelledHistograms(
       "outboxd_stage_seconds",
       "Time a row spends in each relay stage: received (commit to its transaction read), "

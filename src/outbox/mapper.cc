@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/log.h"
 #include "fmt/format.h"
 #include "outbox/bytea.h"
 
@@ -35,22 +36,44 @@ absl::Status NullColumn(std::string_view column) {
   return absl::InvalidArgumentError(fmt::format("column {} is NULL", column));
 }
 
-std::optional<std::string_view> TextOrNull(const ColumnValue& value) {
-  if (value.kind != ColumnKind::kText) return std::nullopt;
-  return value.data;
-}
-
 }  // namespace
 
-Mapper::Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> tables)
-    : cfg_(cfg), topic_(config::SplitTopicPattern(cfg.topic)), tables_(std::move(tables)) {}
+Mapper::Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> tables,
+               std::string run_id)
+    : cfg_(cfg),
+      router_(config::TopicRouter::Create(cfg.topic_regex, cfg.topic)),
+      tables_(std::move(tables)),
+      run_id_(std::move(run_id)),
+      has_envelope_(std::any_of(cfg.additional_placement.begin(), cfg.additional_placement.end(),
+                                [](const config::AdditionalField& f) {
+                                  return f.placement == config::Placement::kEnvelope;
+                                })) {}
 
 void Mapper::OnRelation(const pgoutput::Relation& relation) {
   const bool is_outbox =
       std::any_of(tables_.begin(), tables_.end(), [&](const config::TableName& t) {
         return t.schema == relation.namespace_name && t.name == relation.relation_name;
       });
-  relations_.insert_or_assign(relation.id, internal::BuildLayout(relation, cfg_, is_outbox));
+  auto known =
+      not_null_.find(fmt::format("{}.{}", relation.namespace_name, relation.relation_name));
+  relations_.insert_or_assign(
+      relation.id, internal::BuildLayout(relation, cfg_, is_outbox,
+                                         known == not_null_.end() ? nullptr : &known->second));
+}
+
+void Mapper::SetNotNullColumns(const config::TableName& table, std::vector<std::string> columns) {
+  not_null_.insert_or_assign(table.ToString(), std::move(columns));
+}
+
+absl::Status Mapper::OnUpdate(RelationId id) const {
+  if (!IsOutboxTable(id) || cfg_.op_invalid_behavior != config::InvalidOpBehavior::kFatal) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(fmt::format(
+      "an UPDATE of outbox table {} arrived and op_invalid_behavior is \"fatal\"; outbox rows "
+      "must only be inserted (and deleted): find what updates them, or set [outbox] "
+      "op_invalid_behavior = \"warn\" to skip updates",
+      TableName(id)));
 }
 
 bool Mapper::IsOutboxTable(RelationId id) const {
@@ -88,7 +111,7 @@ absl::Status Mapper::Map(const pgoutput::Insert& insert, OutboxEvent& out) {
     return absl::DataLossError(fmt::format(
         "Insert for relation {} arrived before its Relation message", insert.relation.value));
   }
-  const RelationLayout& layout = it->second;
+  RelationLayout& layout = it->second;
   if (!layout.is_outbox) {
     return absl::InvalidArgumentError(
         fmt::format("{} is not a configured outbox table", layout.table));
@@ -98,39 +121,58 @@ absl::Status Mapper::Map(const pgoutput::Insert& insert, OutboxEvent& out) {
   return MapValidated(layout, out);
 }
 
-absl::Status Mapper::MapValidated(const RelationLayout& layout, OutboxEvent& out) {
+absl::Status Mapper::MapValidated(RelationLayout& layout, OutboxEvent& out) {
   if (auto s = CheckNeededAreText(layout); !s.ok()) return s;
+  if (auto s = CheckKeys(layout, out); !s.ok()) return s;
+  if (auto s = SetTopic(layout, out); !s.ok()) return s;
+  EncodeKey(layout, out);
+  if (auto s = EncodeValue(layout, out); !s.ok()) return s;
+  SetHeaders(layout, out);
+  return SetPartitionAndTime(layout, out);
+}
+
+absl::Status Mapper::CheckKeys(RelationLayout& layout, OutboxEvent& out) {
   const ColumnValue id = Value(layout.id);
   const ColumnValue type = Value(layout.aggregate_type);
   const ColumnValue aggregate_id = Value(layout.aggregate_id);
-  if (id.kind == ColumnKind::kNull) return NullColumn(cfg_.id_column);
+  const bool publish_nulls = cfg_.null_keys == config::KeyPolicy::kPublish;
+  // Debezium's task fails on a NULL routing value; no setting publishes it.
   if (type.kind == ColumnKind::kNull) return NullColumn(cfg_.aggregate_type_column);
-  if (type.data.empty()) {
-    return absl::InvalidArgumentError(
-        fmt::format("column {} is empty, so the row has no topic", cfg_.aggregate_type_column));
+  if (!publish_nulls) {
+    if (id.kind == ColumnKind::kNull) return NullColumn(cfg_.id_column);
+    if (aggregate_id.kind == ColumnKind::kNull) return NullColumn(cfg_.aggregate_id_column);
   }
-  if (aggregate_id.kind == ColumnKind::kNull) return NullColumn(cfg_.aggregate_id_column);
-  // An empty key would pool every such row on one partition with no aggregate to order by.
-  if (aggregate_id.data.empty()) {
-    return absl::InvalidArgumentError(
-        fmt::format("column {} is empty, so the record has no key", cfg_.aggregate_id_column));
+  const bool empty_type = type.data.empty();
+  const bool empty_key = aggregate_id.kind == ColumnKind::kText && aggregate_id.data.empty();
+  out.empty_key = empty_type || empty_key;
+  if (!out.empty_key) return absl::OkStatus();
+  const std::string_view column =
+      empty_type ? cfg_.aggregate_type_column : cfg_.aggregate_id_column;
+  if (cfg_.empty_keys == config::KeyPolicy::kDeadLetter) {
+    // An empty key would pool every such row on one partition with no aggregate to order by.
+    return absl::InvalidArgumentError(fmt::format(
+        "column {} is empty, so the record has no {}; empty_keys = \"publish\" publishes it as "
+        "Debezium does",
+        column, empty_type ? "topic" : "key"));
   }
+  if (!layout.empty_key_warned) {
+    layout.empty_key_warned = true;
+    log::Warn(
+        "{} has a row with an empty {}; publishing it as Debezium does (empty_keys = "
+        "\"publish\"), further ones are only counted in outboxd_empty_key_events_total",
+        layout.table, column);
+  }
+  return absl::OkStatus();
+}
 
+absl::Status Mapper::SetTopic(const RelationLayout& layout, OutboxEvent& out) {
+  if (!router_.ok()) return absl::InvalidArgumentError(router_.status().message());
   out.topic.clear();
-  topic_.Render(type.data, out.topic);
+  router_->Route(Value(layout.aggregate_type).data, out.topic);
   if (std::string problem = config::TopicNameProblem(out.topic); !problem.empty()) {
     return absl::InvalidArgumentError(
         fmt::format("topic \"{}\" routed by column {} is not a legal Kafka topic name: {}",
                     out.topic, cfg_.aggregate_type_column, problem));
-  }
-  out.key = aggregate_id.data;
-  if (auto s = SetPayload(layout, out); !s.ok()) return s;
-  // erase, not clear: InlinedVector::clear frees a spilled buffer that the next row needs.
-  out.headers.erase(out.headers.begin(), out.headers.end());
-  out.headers.push_back(Header{"id", id.data});
-  for (size_t i = 0; i < layout.placements.size(); ++i) {
-    out.headers.push_back(
-        Header{cfg_.additional_placement[i].header, TextOrNull(Value(layout.placements[i]))});
   }
   return absl::OkStatus();
 }
@@ -151,23 +193,24 @@ absl::Status Mapper::CheckNeededAreText(const RelationLayout& layout) const {
   return absl::OkStatus();
 }
 
-absl::Status Mapper::SetPayload(const RelationLayout& layout, OutboxEvent& out) {
-  const ColumnValue payload = Value(layout.payload);
-  if (payload.kind == ColumnKind::kNull) {
-    out.value.reset();
-    return absl::OkStatus();
-  }
-  std::string_view bytes = payload.data;
+absl::Status Mapper::ReadPayload(const RelationLayout& layout, OutboxEvent& out,
+                                 std::optional<std::string_view>& payload, bool& tombstone) {
+  const ColumnValue column = Value(layout.payload);
+  payload.reset();
+  tombstone = cfg_.tombstone_on_empty_payload;
+  if (column.kind == ColumnKind::kNull) return absl::OkStatus();
+  std::string_view bytes = column.data;
   if (layout.payload_is_bytea) {
-    if (auto s = DecodeByteaHex(payload.data, out.owned_value); !s.ok()) return s;
+    if (auto s = DecodeByteaHex(column.data, out.owned_value); !s.ok()) return s;
     bytes = out.owned_value;
+    tombstone = tombstone && bytes.empty();
+  } else {
+    // Debezium: payload.toString().trim().isEmpty(); trim() strips every char <= ' '.
+    const bool blank = std::all_of(bytes.begin(), bytes.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) <= ' '; });
+    tombstone = tombstone && blank;
   }
-  // Both sources give an empty value a non-null data(), which producers tell apart from null.
-  if (bytes.empty() && cfg_.tombstone_on_empty_payload) {
-    out.value.reset();
-    return absl::OkStatus();
-  }
-  if (layout.payload_needs_json_check) {
+  if (!tombstone && layout.payload_needs_json_check) {
     if (std::optional<std::string_view> problem = json_.Check(bytes)) {
       return absl::InvalidArgumentError(
           fmt::format("column {} is not valid JSON ({}); validate_json is on, so only JSON "
@@ -175,7 +218,8 @@ absl::Status Mapper::SetPayload(const RelationLayout& layout, OutboxEvent& out) 
                       cfg_.payload_column, *problem));
     }
   }
-  out.value = bytes;
+  // Both sources give an empty value a non-null data(), which producers tell apart from null.
+  payload = bytes;
   return absl::OkStatus();
 }
 

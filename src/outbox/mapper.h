@@ -1,6 +1,7 @@
 #pragma once
 // Maps rows inserted into outbox tables to Kafka records, following the defaults of Debezium's
-// Outbox Event Router (DESIGN.md section 5). Pure: no I/O, no clock.
+// Outbox Event Router (DESIGN.md section 5). Pure apart from one warning per table with empty
+// keys: no I/O, no clock.
 
 #include <optional>
 #include <string>
@@ -10,10 +11,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/record.h"
 #include "common/types.h"
 #include "config/config.h"
 #include "config/topic.h"
+#include "config/topic_router.h"
 #include "outbox/json_validator.h"
 #include "outbox/relation_layout.h"
 #include "pgoutput/messages.h"
@@ -30,10 +33,16 @@ struct OutboxEvent {
 
   std::string topic;
   std::optional<std::string_view> key;
-  std::optional<std::string_view> value;   // nullopt = tombstone (null value).
-  absl::InlinedVector<Header, 4> headers;  // "id" first, then additional_placement in order.
-  std::string owned_value;                 // Backing store for bytea-decoded payloads.
-  std::string owned_headers;               // Backing store for dead-letter header values.
+  std::optional<std::string_view> value;  // nullopt = tombstone (null value).
+  // The extended headers (extended_headers), "id", then the header placements in order.
+  absl::InlinedVector<Header, 8> headers;
+  int32_t partition = -1;     // A partition placement's value; -1 = the partitioner's choice.
+  int64_t timestamp_ms = 0;   // timestamp_column's value; 0 = the time of producing.
+  bool empty_key = false;     // Published under empty_keys = "publish" with an empty key/type.
+  std::string owned_key;      // Backing store for converted keys.
+  std::string owned_value;    // Backing store for bytea-decoded or converted payloads.
+  std::string owned_headers;  // Backing store for dead-letter header values.
+  std::string scratch;        // Decoded bytea on its way to base64.
 };
 
 // Header names of dead-letter records, besides "id".
@@ -42,11 +51,18 @@ inline constexpr std::string_view kTableHeader = "outboxd.table";
 inline constexpr std::string_view kLsnHeader = "outboxd.lsn";
 inline constexpr std::string_view kXidHeader = "outboxd.xid";
 
+// A UUID (version 7, as Debezium's runId) drawn once per process; the same on every call.
+std::string ProcessRunId();
+
 // Runs on the replication loop thread; not thread-safe.
 class Mapper {
  public:
   // `cfg` must outlive the Mapper and every event it fills. `tables` are the outbox tables.
-  Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> tables);
+  // `run_id` is the __debezium.context.runId header (extended_headers): by default the
+  // process's, fixed for its life (ProcessRunId). The config's route must compile (config
+  // validation checked it); if not, every row fails with the reason.
+  Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> tables,
+         std::string run_id = ProcessRunId());
   Mapper(const Mapper&) = delete;
   Mapper& operator=(const Mapper&) = delete;
 
@@ -55,8 +71,18 @@ class Mapper {
   // Map() of its rows fails with the reason, so those rows reach the dead-letter topic.
   void OnRelation(const pgoutput::Relation& relation);
 
+  // Records the NOT NULL columns of `table` (pg_attribute.attnotnull), which set the
+  // "optional" flags of json_with_schema; applies from the table's next Relation message.
+  // Without it Debezium's documented table is assumed (every column but the payload NOT NULL).
+  void SetNotNullColumns(const config::TableName& table, std::vector<std::string> columns);
+
   // True for a known relation that is a configured outbox table.
   bool IsOutboxTable(RelationId id) const;
+
+  // An UPDATE of a row of relation `id` arrived (table.op.invalid.behavior). OK when it is not
+  // an outbox table or op_invalid_behavior skips it (the caller logs at the returned level);
+  // FailedPrecondition naming the table and the fix under "fatal".
+  absl::Status OnUpdate(RelationId id) const;
 
   // Fills `out` from one inserted row, reusing its storage (no allocation once warm beyond
   // topic growth). Returns DataLoss when no Relation message was seen for the row's relation or
@@ -84,13 +110,32 @@ class Mapper {
   pgoutput::ColumnValue Value(int index) const;
   // Fails when a column the mapping reads is unchanged-TOAST or binary.
   absl::Status CheckNeededAreText(const internal::RelationLayout& layout) const;
-  absl::Status MapValidated(const internal::RelationLayout& layout, OutboxEvent& out);
-  absl::Status SetPayload(const internal::RelationLayout& layout, OutboxEvent& out);
+  absl::Status MapValidated(internal::RelationLayout& layout, OutboxEvent& out);
+  // Applies empty_keys / null_keys to the id, type and key columns.
+  absl::Status CheckKeys(internal::RelationLayout& layout, OutboxEvent& out);
+  absl::Status SetTopic(const internal::RelationLayout& layout, OutboxEvent& out);
+  // The payload as text (bytea decoded into owned_value) or NULL; in `tombstone`, whether
+  // route.tombstone.on.empty.payload turns it into a null value.
+  absl::Status ReadPayload(const internal::RelationLayout& layout, OutboxEvent& out,
+                           std::optional<std::string_view>& payload, bool& tombstone);
+  // Key and value through the configured converters (record_encoder.cc).
+  void EncodeKey(const internal::RelationLayout& layout, OutboxEvent& out);
+  absl::Status EncodeValue(internal::RelationLayout& layout, OutboxEvent& out);
+  void EncodeStringEnvelope(const internal::RelationLayout& layout,
+                            std::optional<std::string_view> payload, OutboxEvent& out);
+  absl::Status EncodeJsonValue(internal::RelationLayout& layout,
+                               std::optional<std::string_view> payload, OutboxEvent& out);
+  void AppendEnvelopeSchema(internal::RelationLayout& layout, std::string& out);
+  void SetHeaders(const internal::RelationLayout& layout, OutboxEvent& out);
+  absl::Status SetPartitionAndTime(const internal::RelationLayout& layout, OutboxEvent& out);
 
   const config::OutboxConfig& cfg_;
-  const config::TopicTemplate topic_;  // Views into cfg_.topic.
+  const absl::StatusOr<config::TopicRouter> router_;
   const std::vector<config::TableName> tables_;
+  const std::string run_id_;
+  bool has_envelope_ = false;  // Some placement is "envelope": the value is a struct.
   absl::flat_hash_map<RelationId, internal::RelationLayout> relations_;
+  absl::flat_hash_map<std::string, std::vector<std::string>> not_null_;  // By "schema.table".
   std::vector<pgoutput::ColumnValue> values_;  // Scratch for Map, reused across rows.
   JsonValidator json_;                         // Used only when cfg_.validate_json.
 };

@@ -17,10 +17,49 @@ int IndexOf(const pgoutput::Relation& relation, std::string_view column) {
   return kAbsent;
 }
 
+bool IsNotNull(const std::vector<std::string>* not_null, const config::OutboxConfig& cfg,
+               const std::string& column) {
+  if (not_null != nullptr) {
+    return std::find(not_null->begin(), not_null->end(), column) != not_null->end();
+  }
+  return column != cfg.payload_column;  // Debezium's documented table.
+}
+
+// Fills the Connect schemas; a column the JSON converters need but cannot convert makes every
+// row of the table fail with the reason.
+void AddSchemas(const pgoutput::Relation& relation, const config::OutboxConfig& cfg,
+                const std::vector<std::string>* not_null, RelationLayout& layout) {
+  std::vector<std::string_view> unsupported;
+  auto schema_of = [&](int index, bool needed) -> std::optional<ColumnSchema> {
+    if (index == kAbsent) return std::nullopt;
+    const pgoutput::RelationColumn& column = relation.columns[static_cast<size_t>(index)];
+    std::optional<ColumnSchema> schema =
+        SchemaOfType(column.type_oid, IsNotNull(not_null, cfg, std::string(column.name)));
+    if (!schema && needed) unsupported.push_back(column.name);
+    return schema;
+  };
+  const bool json_key = cfg.key_converter != config::Converter::kString;
+  const bool json_value = cfg.value_converter != config::Converter::kString;
+  layout.key_schema = schema_of(layout.aggregate_id, json_key);
+  layout.payload_schema = schema_of(layout.payload, json_value);
+  for (size_t i = 0; i < layout.placements.size(); ++i) {
+    const bool in_value = cfg.additional_placement[i].placement == config::Placement::kEnvelope;
+    layout.placement_schemas.push_back(schema_of(layout.placements[i], json_value && in_value));
+  }
+  if (!unsupported.empty() && layout.missing.empty()) {
+    layout.missing = fmt::format(
+        "column{} {} of {} ha{} a type the JSON converters cannot write as Debezium does "
+        "(supported: text, varchar, char, uuid, json, jsonb, bytea, smallint, integer, bigint, "
+        "boolean)",
+        unsupported.size() > 1 ? "s" : "", fmt::join(unsupported, ", "), layout.table,
+        unsupported.size() > 1 ? "ve" : "s");
+  }
+}
+
 }  // namespace
 
 RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::OutboxConfig& cfg,
-                           bool is_outbox) {
+                           bool is_outbox, const std::vector<std::string>* not_null) {
   RelationLayout layout;
   layout.table = fmt::format("{}.{}", relation.namespace_name, relation.relation_name);
   layout.is_outbox = is_outbox;
@@ -42,8 +81,21 @@ RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::Out
   layout.aggregate_type = locate(cfg.aggregate_type_column);
   layout.aggregate_id = locate(cfg.aggregate_id_column);
   layout.payload = locate(cfg.payload_column);
-  for (const config::HeaderPlacement& placement : cfg.additional_placement) {
+  for (const config::AdditionalField& placement : cfg.additional_placement) {
     layout.placements.push_back(locate(placement.column));
+  }
+  if (!cfg.timestamp_column.empty()) {
+    layout.timestamp = locate(cfg.timestamp_column);
+    if (layout.timestamp != kAbsent) {
+      const uint32_t oid = relation.columns[static_cast<size_t>(layout.timestamp)].type_oid;
+      layout.timestamp_has_zone = oid == kTimestamptzOid;
+      if (oid != kTimestampOid && oid != kTimestamptzOid) {
+        layout.missing = fmt::format(
+            "column {} of {} is not a timestamp; timestamp_column must "
+            "name a timestamp or timestamptz column",
+            cfg.timestamp_column, layout.table);
+      }
+    }
   }
   if (layout.payload != kAbsent) {
     const uint32_t oid = relation.columns[layout.payload].type_oid;
@@ -55,6 +107,7 @@ RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::Out
     layout.missing = fmt::format("column{} {} not found in {}", not_found.size() > 1 ? "s" : "",
                                  fmt::join(not_found, ", "), layout.table);
   }
+  if (is_outbox) AddSchemas(relation, cfg, not_null, layout);
   return layout;
 }
 

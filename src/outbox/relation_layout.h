@@ -2,10 +2,12 @@
 // Internal to outboxd_outbox: where the configured outbox columns sit in one relation's tuples,
 // computed once per Relation message so that mapping a row is a single walk with no lookups.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
+#include "outbox/converter.h"
 #include "pgoutput/messages.h"
 
 namespace outboxd::outbox::internal {
@@ -15,6 +17,8 @@ inline constexpr int kAbsent = -1;
 // pg_type OIDs of json and jsonb, whose text Postgres has already validated.
 inline constexpr uint32_t kJsonOid = 114;
 inline constexpr uint32_t kJsonbOid = 3802;
+inline constexpr uint32_t kTimestampOid = 1114;
+inline constexpr uint32_t kTimestamptzOid = 1184;
 
 struct RelationLayout {
   std::string table;  // "schema.table", owned: the Relation message's views die with it.
@@ -28,15 +32,26 @@ struct RelationLayout {
   // validate_json is on and the payload column's type does not guarantee JSON (not json,
   // jsonb or bytea), so each payload is checked.
   bool payload_needs_json_check = false;
+  int timestamp = kAbsent;  // timestamp_column, when configured.
+  bool timestamp_has_zone = false;
   std::vector<int> placements;  // Parallel to OutboxConfig::additional_placement.
-  int last_needed = kAbsent;    // Highest column index that Map must read.
+  // Connect schemas for the JSON converters (nullopt: a type they cannot convert; such a
+  // column fails every row through `missing` when a JSON converter needs it).
+  std::optional<ColumnSchema> key_schema;
+  std::optional<ColumnSchema> payload_schema;
+  std::vector<std::optional<ColumnSchema>> placement_schemas;  // Parallel to placements.
+  std::string value_schema_name;  // The envelope struct's name, once the first row named it.
+  bool empty_key_warned = false;  // empty_keys: warn once per table.
+  int last_needed = kAbsent;      // Highest column index that Map must read.
   // Why every row of an outbox table fails, e.g. "column aggregateid not found in
   // public.outbox"; empty when all configured columns exist.
   std::string missing;
 };
 
-// `is_outbox` says whether the relation is one of the configured outbox tables.
+// `is_outbox` says whether the relation is one of the configured outbox tables; `not_null`
+// lists its NOT NULL columns (the "optional" flag of JSON schemas), or is null when unknown:
+// then Debezium's documented outbox table is assumed (all but the payload NOT NULL).
 RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::OutboxConfig& cfg,
-                           bool is_outbox);
+                           bool is_outbox, const std::vector<std::string>* not_null);
 
 }  // namespace outboxd::outbox::internal

@@ -166,12 +166,30 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, const Wal
     ctx_.metrics.transactions.Add();
   } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
     mapper_.OnRelation(*relation);
-  } else if (std::holds_alternative<pgoutput::Update>(message) ||
-             std::holds_alternative<pgoutput::Delete>(message) ||
+  } else if (const auto* update = std::get_if<pgoutput::Update>(&message)) {
+    return HandleUpdate(*update);
+  } else if (std::holds_alternative<pgoutput::Delete>(message) ||
              std::holds_alternative<pgoutput::Truncate>(message)) {
     ctx_.metrics.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
   }
   // Origin, Type and logical messages carry nothing outboxd publishes.
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::HandleUpdate(const pgoutput::Update& update) {
+  if (!mapper_.IsOutboxTable(update.relation)) {
+    ctx_.metrics.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
+    return absl::OkStatus();
+  }
+  // table.op.invalid.behavior: outbox rows are only inserted; an UPDATE is skipped and logged.
+  const std::string table = mapper_.TableName(update.relation);
+  ctx_.metrics.invalid_operations.With(table).Add();
+  if (auto s = mapper_.OnUpdate(update.relation); !s.ok()) return s;
+  if (config_.outbox.op_invalid_behavior == config::InvalidOpBehavior::kError) {
+    log::Error("skipped an UPDATE of outbox table {}: outbox rows should only be inserted", table);
+  } else {
+    log::Warn("skipped an UPDATE of outbox table {}: outbox rows should only be inserted", table);
+  }
   return absl::OkStatus();
 }
 

@@ -56,6 +56,8 @@ class Pipeline {
   // ResourceExhausted: Kafka's queue is full; keep the message and call again later.
   absl::Status HandleWal(const WalMessage& wal);
   absl::Status HandleMessage(const pgoutput::Message& message, const WalMessage& wal);
+  // table.op.invalid.behavior for an UPDATE; non-outbox tables count as ignored rows.
+  absl::Status HandleUpdate(const pgoutput::Update& update);
   absl::Status HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal);
   absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
                              std::string_view reason, std::string_view label);

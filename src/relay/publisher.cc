@@ -25,10 +25,17 @@ Publisher::Publisher(AckTracker& tracker, const outbox::Mapper& mapper,
 
 absl::Status Publisher::Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin) {
   header_scratch_.assign(event.headers.begin(), event.headers.end());
-  absl::Status s = Produce(
-      {.topic = event.topic, .key = event.key, .value = event.value, .headers = header_scratch_},
-      origin);
-  if (s.ok()) tracker_.AddRecord();
+  absl::Status s = Produce({.topic = event.topic,
+                            .key = event.key,
+                            .value = event.value,
+                            .headers = header_scratch_,
+                            .partition = event.partition,
+                            .timestamp_ms = event.timestamp_ms},
+                           origin);
+  if (s.ok()) {
+    tracker_.AddRecord();
+    if (event.empty_key) metrics_.empty_key_events.With(mapper_.TableName(origin.relation)).Add();
+  }
   return s;
 }
 

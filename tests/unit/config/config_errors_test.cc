@@ -142,16 +142,10 @@ TEST(ConfigErrorTest, BadTables) {
               HasSubstr("[postgres] tables lists public.outbox twice; remove the duplicate"));
 }
 
-TEST(ConfigErrorTest, TopicPatternWithTwoPlaceholders) {
-  EXPECT_THAT(
-      ErrorOf(WithMinimal("[outbox]\ntopic = \"${aggregatetype}.${routedByValue}\"\n")),
-      HasSubstr("outboxd.toml:9: [outbox] topic has 2 placeholders; use ${aggregatetype} once"));
-}
-
 TEST(ConfigErrorTest, TopicPatternWithUnknownPlaceholder) {
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\ntopic = \"outbox.${aggregateType}\"\n")),
-              HasSubstr(R"([outbox] topic has an unknown placeholder "${aggregateType}"; use )"
-                        "${aggregatetype}"));
+              HasSubstr(R"(outboxd.toml:9: [outbox] topic refers to )"
+                        R"(${aggregateType}, which is no named group of the regex; write e.g. )"));
 }
 
 TEST(ConfigErrorTest, TopicPatternWithIllegalFixedPart) {
@@ -182,20 +176,21 @@ TEST(ConfigErrorTest, EmptyColumnName) {
                         "\"aggregateid\""));
 }
 
-TEST(ConfigErrorTest, UnsupportedPlacementNamesTheFix) {
+TEST(ConfigErrorTest, UnknownPlacementNamesTheChoices) {
   EXPECT_THAT(
-      ErrorOf(WithMinimal("[outbox]\nadditional_placement = [\"type:envelope:eventType\"]\n")),
-      HasSubstr(R"([outbox] additional_placement entry "type:envelope:eventType" uses placement )"
-                R"("envelope", which outboxd does not support; place the column as a header )"
-                R"(instead: "type:header:eventType")"));
-  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nadditional_placement = [\"type:partition\"]\n")),
-              HasSubstr(R"(instead: "type:header")"));
+      ErrorOf(WithMinimal("[outbox]\nadditional_placement = [\"type:body:eventType\"]\n")),
+      HasSubstr(R"([outbox] additional_placement entry "type:body:eventType" uses placement )"
+                R"("body", which does not exist; use header, envelope or partition)"));
+  EXPECT_THAT(
+      ErrorOf(WithMinimal("[outbox]\nadditional_placement = [\"p:partition\", \"q:partition\"]\n")),
+      HasSubstr("has more than one partition placement; keep one"));
 }
 
 TEST(ConfigErrorTest, MalformedPlacement) {
   for (std::string entry : {"type", "type:", ":header", "a:header:b:c", "a::b"}) {
-    EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nadditional_placement = [\"" + entry + "\"]\n")),
-                HasSubstr("entry \"" + entry + "\" is not \"column:header[:alias]\"; write e.g."))
+    EXPECT_THAT(
+        ErrorOf(WithMinimal("[outbox]\nadditional_placement = [\"" + entry + "\"]\n")),
+        HasSubstr("entry \"" + entry + "\" is not \"column:placement[:alias]\"; write e.g."))
         << entry;
   }
 }

@@ -61,6 +61,8 @@ TEST(RenderPrometheus, ExportsTheWholeCatalogueUnderItsNames) {
       {"outboxd_confirmed_lsn", "gauge"},
       {"outboxd_transactions_total", "counter"},
       {"outboxd_rows_ignored_total", "counter"},
+      {"outboxd_empty_key_events_total", "counter"},
+      {"outboxd_invalid_operations_total", "counter"},
       {"outboxd_stage_seconds", "histogram"},
       {"outboxd_slot_retained_wal_bytes", "gauge"},
       {"outboxd_slot_safe_wal_size_bytes", "gauge"},
@@ -103,6 +105,8 @@ TEST(RenderPrometheus, SamplesCarryTheValuesTheStagesSet) {
            "outboxd_stage_seconds_bucket{stage=\"acked\",le=\"+Inf\"} 2\n",
            "outboxd_stage_seconds_count{stage=\"acked\"} 2\n",
            "outboxd_stage_seconds_count{stage=\"confirmed\"} 0\n",
+           "outboxd_empty_key_events_total{table=\"public.outbox\"} 2\n",
+           "outboxd_invalid_operations_total{table=\"public.outbox\"} 1\n",
            "outboxd_slot_retained_wal_bytes 1048576\n",
            "outboxd_slot_safe_wal_size_bytes NaN\n",
            "outboxd_slot_wal_status{wal_status=\"extended\"} 0\n",
@@ -157,7 +161,7 @@ TEST(RenderPrometheus, FollowsTheExpositionFormatRules) {
       }
     }
   }
-  EXPECT_EQ(declared.size(), 21u);
+  EXPECT_EQ(declared.size(), 23u);
 }
 
 TEST(RenderPrometheus, LabelValueWithNewlineStaysOnOneLine) {

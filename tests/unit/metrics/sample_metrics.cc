@@ -22,6 +22,8 @@ void Populate(RelayMetrics& m) {
   m.transactions.Add(6);
   m.rows_ignored.Add(9);
   for (double v : {0.00005, 0.003}) m.stages.acked.Observe(v);
+  m.empty_key_events.With("public.outbox").Add(2);
+  m.invalid_operations.With("public.outbox").Add(1);
   m.slot_retained_wal_bytes.Set(1 << 20);
   m.slot_safe_wal_size_bytes.Set(std::nan(""));
   m.slot_wal_status.With("reserved").Set(1);

@@ -146,7 +146,8 @@ TEST_F(JsonValidationMapperTest, InvalidJsonRowDeadLettersWithPayloadAsStored) {
 TEST_F(JsonValidationMapperTest, EmptyAggregateIdIsAMappingError) {
   Start();
   EXPECT_EQ(ReasonOf(Row("1", "Order", "", "{}")),
-            "column aggregateid is empty, so the record has no key");
+            "column aggregateid is empty, so the record has no key; empty_keys = \"publish\" "
+            "publishes it as Debezium does");
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ TEST_F(MapperErrorTest, NullOrEmptyAggregateType) {
   Start();
   EXPECT_EQ(ReasonOf(Row("1", std::nullopt, "o-1", "{}")), "column aggregatetype is NULL");
   EXPECT_EQ(ReasonOf(Row("1", "", "o-1", "{}")),
-            "column aggregatetype is empty, so the row has no topic");
+            "column aggregatetype is empty, so the record has no topic; empty_keys = \"publish\" "
+            "publishes it as Debezium does");
 }
 
 TEST_F(MapperErrorTest, NullAggregateIdAndNullIdNameTheConfiguredColumn) {

@@ -1,0 +1,110 @@
+// [outbox] options that mirror the Event Router and Kafka Connect settings: converters, routing
+// regex, placements, key policies, extended headers.
+
+#include "config/config.h"
+#include "config_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace outboxd::config {
+namespace {
+
+using ::outboxd::config::testing::ErrorOf;
+using ::outboxd::config::testing::Parse;
+using ::outboxd::config::testing::WithMinimal;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+OutboxConfig ParseOutbox(std::string_view section) {
+  absl::StatusOr<Config> config =
+      Parse(WithMinimal(std::string("[outbox]\n") + std::string(section)));
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.ok() ? config->outbox : OutboxConfig{};
+}
+
+TEST(OutboxOptionsTest, DefaultsAreTheNativeOnes) {
+  const OutboxConfig cfg = ParseOutbox("");
+  EXPECT_EQ(cfg.key_converter, Converter::kString);
+  EXPECT_EQ(cfg.value_converter, Converter::kString);
+  EXPECT_EQ(cfg.topic_regex, "(?<routedByValue>.*)");
+  EXPECT_EQ(cfg.timestamp_column, "");
+  EXPECT_FALSE(cfg.expand_json_payload);
+  EXPECT_EQ(cfg.op_invalid_behavior, InvalidOpBehavior::kWarn);
+  EXPECT_FALSE(cfg.extended_headers);
+  EXPECT_EQ(cfg.connector_name, "postgresql");
+  EXPECT_EQ(cfg.empty_keys, KeyPolicy::kDeadLetter);
+  EXPECT_EQ(cfg.null_keys, KeyPolicy::kDeadLetter);
+}
+
+TEST(OutboxOptionsTest, ReadsEveryOption) {
+  const OutboxConfig cfg = ParseOutbox(R"toml(
+key_converter = "json"
+value_converter = "json_with_schema"
+topic_regex = "(?<routedByValue>.*)"
+topic = "events.${routedByValue}"
+timestamp_column = "created_at"
+op_invalid_behavior = "fatal"
+extended_headers = true
+logical_name = "app"
+connector_name = "postgresql"
+empty_keys = "publish"
+null_keys = "publish"
+additional_placement = ["type:header:eventType", "tenant:envelope", "shard:partition"]
+)toml");
+  EXPECT_EQ(cfg.key_converter, Converter::kJson);
+  EXPECT_EQ(cfg.value_converter, Converter::kJsonWithSchema);
+  EXPECT_EQ(cfg.topic, "events.${routedByValue}");
+  EXPECT_EQ(cfg.timestamp_column, "created_at");
+  EXPECT_EQ(cfg.op_invalid_behavior, InvalidOpBehavior::kFatal);
+  EXPECT_TRUE(cfg.extended_headers);
+  EXPECT_EQ(cfg.logical_name, "app");
+  EXPECT_EQ(cfg.empty_keys, KeyPolicy::kPublish);
+  EXPECT_EQ(cfg.null_keys, KeyPolicy::kPublish);
+  EXPECT_THAT(cfg.additional_placement,
+              ElementsAre(AdditionalField{"type", "eventType", Placement::kHeader},
+                          AdditionalField{"tenant", "tenant", Placement::kEnvelope},
+                          AdditionalField{"shard", "shard", Placement::kPartition}));
+}
+
+TEST(OutboxOptionsTest, WrongChoiceListsTheChoices) {
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nkey_converter = \"avro\"\n")),
+              HasSubstr(R"([outbox] key_converter is "avro", which is not a choice; write one of )"
+                        R"("string", "json", "json_with_schema")"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nop_invalid_behavior = \"skip\"\n")),
+              HasSubstr(R"(write one of "warn", "error", "fatal")"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nempty_keys = \"drop\"\n")),
+              HasSubstr(R"(write one of "dead_letter", "publish")"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nnull_keys = 1\n")),
+              HasSubstr("[outbox] null_keys must be a string, got integer"));
+}
+
+TEST(OutboxOptionsTest, ExpandJsonPayloadIsRefusedNotIgnored) {
+  EXPECT_FALSE(ParseOutbox("expand_json_payload = false\n").expand_json_payload);
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\n")),
+              HasSubstr("[outbox] expand_json_payload is true, which outboxd does not support "
+                        "yet"));
+}
+
+TEST(OutboxOptionsTest, ExtendedHeadersNeedTheLogicalName) {
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nextended_headers = true\n")),
+              HasSubstr("[outbox] extended_headers is true but logical_name"));
+}
+
+TEST(OutboxOptionsTest, RegexErrorsNameTheProblem) {
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\ntopic_regex = \"(?<=a)b\"\n")),
+              HasSubstr("[outbox] topic_regex does not compile"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\ntopic_regex = \"(?<t>.*)\"\ntopic = \"x.${u}\"\n")),
+              HasSubstr("refers to ${u}, which is no named group of the regex"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\ntopic_regex = \"(.*)\"\ntopic = \"x.$2\"\n")),
+              HasSubstr("refers to group 2, which the regex lacks"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\ntopic = \"x$\"\n")),
+              HasSubstr("has a $ that is no group reference"));
+}
+
+TEST(OutboxOptionsTest, FixedTopicCharactersAreChecked) {
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\ntopic = \"out/box.$1\"\ntopic_regex = \"(.*)\"\n")),
+              HasSubstr("character '/' is not allowed"));
+}
+
+}  // namespace
+}  // namespace outboxd::config
