@@ -69,5 +69,31 @@ TEST_F(MapperAllocTest, WarmJsonValidationDoesNotAllocate) {
   EXPECT_EQ(AllocationsToMap(third), 0);
 }
 
+TEST_F(MapperAllocTest, WarmJsonConvertersDoNotAllocate) {
+  // The most work per row: schema wrappers, an envelope, base64 of a bytea payload, extended
+  // headers and a routing regex that runs RE2.
+  cfg_.key_converter = cfg_.value_converter = config::Converter::kJsonWithSchema;
+  cfg_.additional_placement = {{"type", "eventType", config::Placement::kEnvelope}};
+  cfg_.extended_headers = true;
+  cfg_.logical_name = "app";
+  cfg_.topic_regex = "(?<kind>[A-Za-z]+)";
+  cfg_.topic = "events.${kind}";
+  Start({{"id", kUuid},
+         {"aggregatetype", kVarchar},
+         {"aggregateid", kVarchar},
+         {"type", kVarchar},
+         {"payload", kBytea}});
+  const std::string payload = "\\x" + std::string(2000, 'a');
+  std::vector<pgoutput::Insert> rows;
+  for (const char* id : {"1", "2", "3"}) {
+    rows.push_back(inserts_.Make(kOutboxId, {id, "Order", "o-1", "T\"q", payload}));
+  }
+  EXPECT_GT(AllocationsToMap(rows[0]), 0);
+  AllocationsToMap(rows[1]);  // The two value buffers swap roles: both are warm after two rows.
+  EXPECT_EQ(AllocationsToMap(rows[2]), 0);
+  EXPECT_EQ(event_.topic, "events.Order");
+  EXPECT_EQ(event_.headers.size(), 5u);
+}
+
 }  // namespace
 }  // namespace outboxd::outbox
