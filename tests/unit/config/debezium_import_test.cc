@@ -5,7 +5,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config/debezium_internal.h"
 #include "gmock/gmock.h"
@@ -273,6 +276,41 @@ TEST(DebeziumImportTest, CompanionFileMayNotRedefineTheConnector) {
   EXPECT_THAT(config.status().message(), HasSubstr("cannot open the Debezium connector config"));
   std::remove(json_path.c_str());
   std::remove(toml_path.c_str());
+}
+
+// The whole path `run --debezium-config` takes: connector JSON -> TOML -> ParseConfig, with the
+// Kafka address from the environment and the password never in the TOML.
+TEST(DebeziumImportTest, LoadsIntoTheConfigOutboxdRunsWith) {
+  const std::string path = ::testing::TempDir() + "/dbz_import_load.json";
+  std::ofstream(path) << Connector(
+      R"("value.converter": "org.apache.kafka.connect.json.JsonConverter",
+      "value.converter.schemas.enable": "false", "slot.name": "orders_slot",
+      "transforms.outbox.route.topic.replacement": "${routedByValue}.events")");
+  std::vector<std::string> warnings;
+  absl::StatusOr<Config> config = LoadDebeziumConfig(
+      path, std::nullopt,
+      [](std::string_view name) -> std::optional<std::string> {
+        if (name == kEnvBootstrapServers) return "kafka1:9092";
+        return std::nullopt;
+      },
+      warnings);
+  std::remove(path.c_str());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->postgres.conninfo,
+            R"(host=db.internal port=5433 user=dbz dbname=shop password='s3cr\'et')");
+  EXPECT_EQ(config->postgres.slot, "orders_slot");
+  EXPECT_EQ(config->postgres.publication, "dbz_publication");
+  ASSERT_EQ(config->postgres.tables.size(), 1u);
+  EXPECT_EQ(config->postgres.tables[0].ToString(), "public.outbox");
+  EXPECT_THAT(config->kafka, ::testing::Contains(std::pair<std::string, std::string>(
+                                 "bootstrap.servers", "kafka1:9092")));
+  EXPECT_EQ(config->outbox.topic, "${routedByValue}.events");
+  EXPECT_EQ(config->outbox.key_converter, Converter::kString);
+  EXPECT_EQ(config->outbox.value_converter, Converter::kJson);
+  EXPECT_TRUE(config->outbox.extended_headers);
+  EXPECT_EQ(config->outbox.logical_name, "shop");
+  EXPECT_EQ(config->outbox.empty_keys, KeyPolicy::kPublish);
+  EXPECT_EQ(config->outbox.null_keys, KeyPolicy::kPublish);
 }
 
 }  // namespace
