@@ -16,6 +16,11 @@ inline constexpr int kExitDataLoss = 5;     // Malformed replication protocol by
 // an operator must reconcile before a new slot is created. absl::StatusCode::kAborted is used
 // for this and nothing else (pg::LostSlotMessage, pg::SlotMonitor::lost_message()).
 inline constexpr int kExitSlotLost = 6;
+// The server does not hold what outboxd last confirmed (position/resume_check.h): the slot is
+// missing, the server is another system or an older timeline, or after a promotion the slot is
+// behind and was not synchronized. Nothing was created; an operator reconciles, then may start
+// once with --allow-new-slot. absl::StatusCode::kOutOfRange is used for this and nothing else.
+inline constexpr int kExitPositionRefused = 7;
 
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
@@ -33,12 +38,13 @@ inline int ExitCodeFor(const absl::Status& status) {
       return kExitDataLoss;
     case absl::StatusCode::kAborted:
       return kExitSlotLost;
+    case absl::StatusCode::kOutOfRange:
+      return kExitPositionRefused;
     case absl::StatusCode::kCancelled:
     case absl::StatusCode::kUnknown:
     case absl::StatusCode::kDeadlineExceeded:
     case absl::StatusCode::kAlreadyExists:
     case absl::StatusCode::kResourceExhausted:
-    case absl::StatusCode::kOutOfRange:
     case absl::StatusCode::kUnimplemented:
     case absl::StatusCode::kInternal:
     case absl::StatusCode::kUnavailable:

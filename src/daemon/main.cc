@@ -70,7 +70,8 @@ int Main(const Options& options) {
   if (options.command == "slot") {
     return SlotCommand(*config, options.slot_action, options.yes, stdout);
   }
-  return RunDaemon(*config, {.version = OUTBOXD_VERSION, .commit = OUTBOXD_COMMIT});
+  return RunDaemon(*config, {.version = OUTBOXD_VERSION, .commit = OUTBOXD_COMMIT},
+                   {.allow_new_slot = options.allow_new_slot});
 }
 
 }  // namespace

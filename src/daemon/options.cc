@@ -38,6 +38,8 @@ absl::Status ParseFlag(int argc, const char* const* argv, int& i, Options& optio
     options.offline = true;
   } else if (arg == "--yes" && options.command == "slot") {
     options.yes = true;
+  } else if (arg == "--allow-new-slot" && options.command == "run") {
+    options.allow_new_slot = true;
   } else {
     return absl::InvalidArgumentError(fmt::format("unexpected argument \"{}\"", arg));
   }

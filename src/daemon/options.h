@@ -10,7 +10,7 @@
 namespace outboxd::daemon {
 
 inline constexpr std::string_view kUsage =
-    "usage: outboxd run   --config FILE [--log-level L] [--log-format F]\n"
+    "usage: outboxd run   --config FILE [--log-level L] [--log-format F] [--allow-new-slot]\n"
     "       outboxd run   --debezium-config CONNECTOR.json [--config FILE] ...\n"
     "       outboxd check --config FILE [--offline]   check the config, then the servers\n"
     "       outboxd slot status|create|drop --config FILE [--yes]\n"
@@ -22,7 +22,9 @@ inline constexpr std::string_view kUsage =
     "  --log-level debug|info|warn|error (default info)\n"
     "  --log-format text|json (default text; json: one object per line)\n"
     "  --offline   check only validates the config file, without contacting any server\n"
-    "  --yes       slot drop: confirm discarding the slot and its position\n";
+    "  --yes       slot drop: confirm discarding the slot and its position\n"
+    "  --allow-new-slot  run: accept a server that lacks what outboxd last confirmed (missing\n"
+    "              slot, other system or timeline): events in the gap are not published\n";
 
 struct Options {
   std::string command;               // run, check, slot, import-debezium, version
@@ -31,8 +33,9 @@ struct Options {
   std::string debezium_config_path;  // --debezium-config, or import-debezium's argument
   log::Level level = log::Level::kInfo;
   log::Format format = log::Format::kText;
-  bool offline = false;  // check: config file only.
-  bool yes = false;      // slot drop: confirmed.
+  bool offline = false;         // check: config file only.
+  bool yes = false;             // slot drop: confirmed.
+  bool allow_new_slot = false;  // run: override the failover checks (exit 7).
 };
 
 // Parses argv[1..argc). InvalidArgument naming the offending argument; print kUsage with it.

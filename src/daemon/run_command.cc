@@ -19,6 +19,7 @@
 #include "metrics/health.h"
 #include "metrics/metrics.h"
 #include "pg/slot_monitor.h"
+#include "position/position_guard.h"
 #include "relay/context.h"
 #include "relay/supervisor.h"
 
@@ -46,9 +47,33 @@ absl::Status StartStatusServer(const config::HttpConfig& config, http::StatusSer
   return absl::OkStatus();
 }
 
+// The failover checks at every connect: the server and slot against the last position record.
+pg::ResumeCheck ResumeCheckOf(position::PositionGuard& guard) {
+  return [&guard](const pg::ServerIdentity& id, const std::optional<pg::SlotInfo>& slot) {
+    position::ServerView view{.system_id = id.system_id,
+                              .timeline = id.timeline,
+                              .slot_exists = slot.has_value(),
+                              .slot_confirmed = Lsn(),
+                              .synced = slot.has_value() && slot->synced};
+    if (slot) view.slot_confirmed = Lsn::Parse(slot->confirmed_flush_lsn).value_or(Lsn());
+    return guard.Check(view);
+  };
+}
+
+position::GuardOptions GuardOptionsOf(const config::Config& config, const RunFlags& flags,
+                                      const metrics::RelayMetrics& metrics) {
+  return {.slot = config.postgres.slot,
+          .allow_new_slot = flags.allow_new_slot,
+          .interval = std::chrono::milliseconds(5000),
+          .confirmed = [&metrics] {
+            return Lsn(static_cast<uint64_t>(metrics.confirmed_lsn.value()));
+          }};
+}
+
 }  // namespace
 
-int RunDaemon(const config::Config& config, const metrics::BuildInfo& build) {
+int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
+              const RunFlags& flags) {
   const int stop_fd = StopSignalFd();
   if (stop_fd < 0) {
     log::Error("cannot create a signalfd for SIGTERM/SIGINT");
@@ -79,19 +104,28 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build) {
     log::Error("{}", MessageOf(s));
     return kExitFailure;
   }
+  auto position_store = position::PositionStore::Create(config.kafka);
+  if (!position_store.ok()) {
+    log::Error("{}", MessageOf(position_store.status()));
+    return ExitCodeFor(position_store.status());
+  }
+  position::PositionGuard position_guard(**position_store, GuardOptionsOf(config, flags, metrics));
+  position_guard.Start();
   SystemClock clock;
   relay::StopSignal stop(stop_fd);
-  relay::RelayContext context{.config = config,
-                              .clock = clock,
-                              .metrics = metrics,
-                              .health = health,
-                              .stop = stop,
-                              .connectors = relay::LiveConnectors(config)};
+  relay::RelayContext context{
+      .config = config,
+      .clock = clock,
+      .metrics = metrics,
+      .health = health,
+      .stop = stop,
+      .connectors = relay::LiveConnectors(config, ResumeCheckOf(position_guard))};
   // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
   context.slot_check = [&slot_monitor] {
     return slot_monitor.lost() ? absl::AbortedError(slot_monitor.lost_message()) : absl::OkStatus();
   };
   const absl::Status status = relay::RunRelay(context);
+  position_guard.Stop();  // Records the final confirmed position.
   status_server.Stop();
   slot_monitor.Stop();
   ::close(stop_fd);

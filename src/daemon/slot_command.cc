@@ -8,6 +8,7 @@
 #include "pg/catalog.h"
 #include "pg/server_checks.h"
 #include "pg/slot_setup.h"
+#include "position/position_store.h"
 
 namespace outboxd::daemon {
 namespace {
@@ -51,7 +52,8 @@ int Create(const config::Config& config, std::FILE* out) {
   pg::SetupOptions options{.slot = config.postgres.slot,
                            .publication = config.postgres.publication,
                            .tables = {},
-                           .create_missing = true};
+                           .create_missing = true,
+                           .resume_check = {}};
   for (const auto& t : config.postgres.tables) options.tables.push_back({t.schema, t.name});
   auto identity = pg::PrepareReplication(*conn, options);
   if (!identity.ok()) return Failed(identity.status());
@@ -60,11 +62,26 @@ int Create(const config::Config& config, std::FILE* out) {
   return Status(*conn, options.slot, out);
 }
 
-int Drop(pg::Connection& conn, const std::string& slot, std::FILE* out) {
+// Deletes the slot's position record too: a slot dropped on purpose must not make the next
+// `outboxd run` refuse (exit 7) for the missing slot. Best effort, reported.
+void DeletePositionRecord(const config::Config& config, std::FILE* out) {
+  auto store = position::PositionStore::Create(config.kafka);
+  absl::Status status = store.ok() ? (*store)->Delete(config.postgres.slot) : store.status();
+  if (!status.ok()) {
+    log::Warn("could not delete the position record of slot {} in topic {}: {}",
+              config.postgres.slot, position::kDefaultTopic, MessageOf(status));
+    return;
+  }
+  std::fprintf(out, "deleted the position record of slot %s\n", config.postgres.slot.c_str());
+}
+
+int Drop(pg::Connection& conn, const config::Config& config, std::FILE* out) {
+  const std::string& slot = config.postgres.slot;
   auto info = pg::LookupSlot(conn, slot);
   if (!info.ok()) return Failed(info.status());
   if (!info->has_value()) {
     std::fprintf(out, "slot %s does not exist; nothing to drop\n", slot.c_str());
+    DeletePositionRecord(config, out);  // After a failover lost it: the recovery step.
     return kExitServerSetup;
   }
   if ((*info)->active) {
@@ -78,6 +95,7 @@ int Drop(pg::Connection& conn, const std::string& slot, std::FILE* out) {
   if (!dropped.ok()) return Failed(dropped.status());
   std::fprintf(out, "dropped slot %s (its position was %s)\n", slot.c_str(),
                (*info)->confirmed_flush_lsn.c_str());
+  DeletePositionRecord(config, out);
   return kExitOk;
 }
 
@@ -96,7 +114,7 @@ int SlotCommand(const config::Config& config, std::string_view action, bool conf
   }
   auto conn = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd slot");
   if (!conn.ok()) return Failed(conn.status());
-  if (action == "drop") return Drop(*conn, config.postgres.slot, out);
+  if (action == "drop") return Drop(*conn, config, out);
   return Status(*conn, config.postgres.slot, out);
 }
 

@@ -110,12 +110,14 @@ std::string AddTableSql(Connection& conn, std::string_view publication,
 }
 
 absl::StatusOr<std::optional<SlotInfo>> LookupSlot(Connection& conn, std::string_view name) {
+  // `synced` (a slot copied from the primary by slot synchronization) exists from PG 17.
+  const std::string_view synced = PQserverVersion(conn.raw()) >= 170000 ? "synced" : "false";
   auto slot = conn.Query(
       Concat("SELECT slot_type, plugin, database, active, active_pid, restart_lsn, "
              "confirmed_flush_lsn, wal_status, safe_wal_size, CASE WHEN pg_is_in_recovery() "
-             "THEN NULL ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint END "
-             "FROM pg_catalog.pg_replication_slots WHERE slot_name = ",
-             conn.QuoteLiteral(name)),
+             "THEN NULL ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint END, ",
+             synced,
+             " FROM pg_catalog.pg_replication_slots WHERE slot_name = ", conn.QuoteLiteral(name)),
       "looking up the replication slot");
   if (!slot.ok()) return slot.status();
   const PGresult* r = slot->get();
@@ -129,7 +131,8 @@ absl::StatusOr<std::optional<SlotInfo>> LookupSlot(Connection& conn, std::string
                                           .confirmed_flush_lsn = std::string(Value(r, 0, 6)),
                                           .wal_status = std::string(Value(r, 0, 7)),
                                           .safe_wal_size = OptionalInt(r, 0, 8),
-                                          .retained_bytes = OptionalInt(r, 0, 9)});
+                                          .retained_bytes = OptionalInt(r, 0, 9),
+                                          .synced = IsTrue(r, 0, 10)});
 }
 
 absl::StatusOr<int> CountSlots(Connection& conn) {

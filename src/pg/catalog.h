@@ -71,6 +71,7 @@ struct SlotInfo {
   std::string wal_status;                 // reserved, extended, unreserved, lost; empty when NULL.
   std::optional<int64_t> safe_wal_size;   // NULL when max_slot_wal_keep_size = -1 or lost.
   std::optional<int64_t> retained_bytes;  // Current WAL position - restart_lsn; NULL on standby.
+  bool synced = false;                    // Synchronized from a primary (PG 17+ failover slot).
 };
 // nullopt when no slot `name` exists.
 absl::StatusOr<std::optional<SlotInfo>> LookupSlot(Connection& conn, std::string_view name);

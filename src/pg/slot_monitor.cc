@@ -104,6 +104,9 @@ absl::Status SlotMonitor::Connect() {
       InterruptibleConnection::Open(options_.conninfo, kApplicationName, wake_fd_, kConnectTimeout);
   if (!conn.ok()) return conn.status();
   conn_.emplace(std::move(*conn));
+  // A new connection may reach another server (a multi-host conninfo after a failover): a slot
+  // missing there is the failover checks' call (exit 7), not "dropped while running".
+  history_ = {};
   sql_ = SlotStateSql(conn_->QuoteLiteral(options_.slot), conn_->server_version());
   auto limit = conn_->Query(
       "SELECT setting FROM pg_catalog.pg_settings WHERE name = 'max_slot_wal_keep_size'",

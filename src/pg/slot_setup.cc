@@ -58,8 +58,18 @@ std::string CreatePublicationSql(Connection& conn, const SetupOptions& options) 
   return pg::CreatePublicationSql(conn, options.publication, options.tables);
 }
 
+bool InRecovery(Connection& conn);
+
 absl::Status CreatePublication(Connection& conn, const SetupOptions& options) {
   const std::string sql = CreatePublicationSql(conn, options);
+  if (InRecovery(conn)) {
+    // Decoding on a standby (PG 16+): the catalog is the primary's, read-only here.
+    return absl::FailedPreconditionError(
+        Concat("publication ", options.publication,
+               " does not exist and this server is a "
+               "standby, where it cannot be created; run on the primary: ",
+               sql));
+  }
   auto created = conn.Query(sql, "creating the publication");
   if (created.ok()) {
     log::Info("created publication {} (inserts only)", options.publication);
@@ -104,10 +114,32 @@ absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
   return absl::OkStatus();
 }
 
+// True when the server is a standby: a slot made there cannot be a failover slot.
+bool InRecovery(Connection& conn) {
+  auto r = conn.Query("SELECT pg_catalog.pg_is_in_recovery()", "checking for a standby");
+  return r.ok() && PQntuples(r->get()) == 1 && Value(r->get(), 0, 0) == "t";
+}
+
+}  // namespace
+
+std::string CreateSlotCommand(std::string_view quoted_slot, int server_version, bool standby) {
+  // The parenthesised option list is PG 15+ grammar; 14 only knows the bare keyword form
+  // (NOEXPORT_SNAPSHOT = SNAPSHOT 'nothing'). On 17+ a slot made on the primary is a failover
+  // slot, so a standby with sync_replication_slots keeps a copy that survives a promotion.
+  if (server_version < 150000) {
+    return Concat("CREATE_REPLICATION_SLOT ", quoted_slot, " LOGICAL pgoutput NOEXPORT_SNAPSHOT");
+  }
+  const std::string_view failover = server_version >= 170000 && !standby ? ", FAILOVER" : "";
+  return Concat("CREATE_REPLICATION_SLOT ", quoted_slot, " LOGICAL pgoutput (SNAPSHOT 'nothing'",
+                failover, ")");
+}
+
+namespace {
+
 absl::Status CreateSlot(Connection& conn, const SetupOptions& options) {
-  auto created = conn.Query(Concat("CREATE_REPLICATION_SLOT ", conn.QuoteIdentifier(options.slot),
-                                   " LOGICAL pgoutput (SNAPSHOT 'nothing')"),
-                            "creating the replication slot");
+  const std::string command = CreateSlotCommand(conn.QuoteIdentifier(options.slot),
+                                                PQserverVersion(conn.raw()), InRecovery(conn));
+  auto created = conn.Query(command, "creating the replication slot");
   if (created.ok()) {
     log::Info("created replication slot {} at {}; rows committed before now are not published",
               options.slot, Value(created->get(), 0, 1));
@@ -175,6 +207,11 @@ absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupO
   if (!identity.ok()) return identity.status();
   if (auto s = CheckTablesExist(conn, options); !s.ok()) return s;
   if (auto s = CheckPublication(conn, options); !s.ok()) return s;
+  if (options.resume_check) {
+    auto slot = LookupSlot(conn, options.slot);
+    if (!slot.ok()) return slot.status();
+    if (auto s = options.resume_check(*identity, *slot); !s.ok()) return s;
+  }
   if (auto s = CheckSlot(conn, options); !s.ok()) return s;
   return identity;
 }

@@ -2,6 +2,8 @@
 // Checks the server and prepares the publication and slot that replication needs, turning every
 // wrong setting into an error that names the cause and the fix.
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,13 +15,6 @@
 
 namespace outboxd::pg {
 
-struct SetupOptions {
-  std::string slot;
-  std::string publication;
-  std::vector<QualifiedTable> tables;
-  bool create_missing = true;  // Create the publication and slot when they do not exist.
-};
-
 struct ServerIdentity {
   std::string system_id;
   int timeline = 0;
@@ -27,12 +22,31 @@ struct ServerIdentity {
   std::string database;
 };
 
-// Verifies wal_level, the tables and the publication's coverage of them, creates what is
-// missing (if allowed), and checks the slot is a live pgoutput slot of this database.
+// Decides, from the server's identity and its slot (nullopt when missing), whether set-up may
+// go on; a non-OK status ends PrepareReplication with it (the failover checks, position/).
+using ResumeCheck =
+    std::function<absl::Status(const ServerIdentity&, const std::optional<SlotInfo>&)>;
+
+struct SetupOptions {
+  std::string slot;
+  std::string publication;
+  std::vector<QualifiedTable> tables;
+  bool create_missing = true;  // Create the publication and slot when they do not exist.
+  ResumeCheck resume_check;    // Run before the slot is created or used; may be empty.
+};
+
+// Verifies wal_level, the tables and the publication's coverage of them, runs
+// options.resume_check, creates what is missing (if allowed), and checks the slot is a live
+// pgoutput slot of this database.
 // Errors: FailedPrecondition (settings/objects, message says the fix), PermissionDenied,
 // Aborted (the slot is invalidated: exit 6, message says what was lost and what to do),
 // Unavailable (retry).
 absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupOptions& options);
+
+// The CREATE_REPLICATION_SLOT command for `quoted_slot` (already quoted) on a server of
+// `server_version` (PQserverVersion): the PG 14 keyword form below 15, a failover slot on a
+// 17+ primary (`standby` false). No snapshot is exported: outboxd streams from "now".
+std::string CreateSlotCommand(std::string_view quoted_slot, int server_version, bool standby);
 
 // For a command on `slot` that failed with `failure`: reads the slot's row on `conn` (an idle
 // connection that runs SQL) and returns Aborted with pg::LostSlotMessage when Postgres has

@@ -10,16 +10,19 @@ pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
   pg::SetupOptions options{.slot = pg.slot,
                            .publication = pg.publication,
                            .tables = {},
-                           .create_missing = pg.create_slot};
+                           .create_missing = pg.create_slot,
+                           .resume_check = {}};
   for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
   return options;
 }
 
 absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
-    const config::PostgresConfig& pg) {
+    const config::PostgresConfig& pg, const pg::ResumeCheck& resume_check) {
   auto conn = pg::Connection::Open(pg.conninfo);
   if (!conn.ok()) return conn.status();
-  auto identity = pg::PrepareReplication(*conn, ToSetupOptions(pg));
+  pg::SetupOptions options = ToSetupOptions(pg);
+  options.resume_check = resume_check;
+  auto identity = pg::PrepareReplication(*conn, options);
   if (!identity.ok()) return identity.status();
   auto stream = pg::ReplicationStream::Start(std::move(*conn),
                                              {.slot = pg.slot, .publication = pg.publication});
@@ -31,9 +34,12 @@ absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
 
 }  // namespace
 
-Connectors LiveConnectors(const config::Config& config) {
+Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check) {
   return Connectors{
-      .replication = [&config] { return StartReplication(config.postgres); },
+      .replication =
+          [&config, resume_check = std::move(resume_check)] {
+            return StartReplication(config.postgres, resume_check);
+          },
       .producer =
           [&config](kafka::DeliveryHandler& handler) {
             return kafka::CreateProducer(config.kafka, handler);

@@ -13,6 +13,7 @@
 #include "metrics/health.h"
 #include "metrics/metrics.h"
 #include "pg/replication_stream.h"
+#include "pg/slot_setup.h"
 #include "relay/publisher.h"
 #include "relay/stop_signal.h"
 
@@ -28,7 +29,8 @@ struct Connectors {
 };
 
 // Real libpq and librdkafka connections for `config`, which must outlive the result.
-Connectors LiveConnectors(const config::Config& config);
+// `resume_check` (may be empty) runs at every connect before the slot is created or used.
+Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check = {});
 
 // Everything here must outlive the relay run it is given to. Used on the loop thread only,
 // except metrics and health, which are thread-safe.

@@ -200,7 +200,8 @@ absl::Status Run(const Options& options) {
   const pg::SetupOptions setup{.slot = options.slot,
                                .publication = options.publication,
                                .tables = options.tables,
-                               .create_missing = false};
+                               .create_missing = false,
+                               .resume_check = {}};
   if (auto identity = pg::PrepareReplication(*conn, setup); !identity.ok()) {
     return identity.status();
   }

@@ -1,6 +1,7 @@
 #include "support/dedicated_cluster.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -26,16 +27,49 @@ std::optional<std::string> ExportValue(const std::string& line, const std::strin
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<DedicatedCluster>> DedicatedCluster::Start(
-    const std::string& scripts_dir, const std::string& initdb_args) {
+absl::StatusOr<std::unique_ptr<DedicatedCluster>> DedicatedCluster::NewDir(
+    const std::string& scripts_dir) {
   char pattern[] = "/tmp/outboxd-faults-pg-XXXXXX";
   if (::mkdtemp(pattern) == nullptr) return absl::InternalError("mkdtemp failed");
-  std::unique_ptr<DedicatedCluster> cluster(new DedicatedCluster(scripts_dir, pattern));
-  cluster->initdb_args_ = initdb_args;
-  if (auto s = cluster->RunPgScript("start"); !s.ok()) return s;
-  if (auto s = cluster->ReadEnv(); !s.ok()) return s;
+  ::chmod(pattern, 0755);  // The postgres user (when root) must reach DIR/pg.
+  return std::unique_ptr<DedicatedCluster>(new DedicatedCluster(scripts_dir, pattern));
+}
+
+absl::StatusOr<std::unique_ptr<DedicatedCluster>> DedicatedCluster::Start(
+    const std::string& scripts_dir, const std::string& initdb_args) {
+  auto cluster = NewDir(scripts_dir);
+  if (!cluster.ok()) return cluster.status();
+  (*cluster)->initdb_args_ = initdb_args;
+  if (auto s = (*cluster)->RunPgScript("start"); !s.ok()) return s;
+  if (auto s = (*cluster)->ReadEnv(); !s.ok()) return s;
   return cluster;
 }
+
+absl::StatusOr<std::unique_ptr<DedicatedCluster>> DedicatedCluster::StartVersion(
+    const std::string& scripts_dir, const std::string& version) {
+  auto cluster = NewDir(scripts_dir);
+  if (!cluster.ok()) return cluster.status();
+  (*cluster)->version_ = version;
+  if (auto s = (*cluster)->RunPgScript("start"); !s.ok()) return s;
+  if (auto s = (*cluster)->ReadEnv(); !s.ok()) return s;
+  return cluster;
+}
+
+absl::StatusOr<std::unique_ptr<DedicatedCluster>> DedicatedCluster::StartStandby(
+    const DedicatedCluster& primary) {
+  auto cluster = NewDir(primary.scripts_dir_);
+  if (!cluster.ok()) return cluster.status();
+  (*cluster)->version_ = primary.version_;
+  if (auto s = (*cluster)->RunPgScript(absl::StrCat("standby '", primary.dir_, "'")); !s.ok()) {
+    return s;
+  }
+  if (auto s = (*cluster)->ReadEnv(); !s.ok()) return s;
+  return cluster;
+}
+
+absl::Status DedicatedCluster::Promote() { return RunPgScript("promote"); }
+
+absl::Status DedicatedCluster::Stop() { return RunPgScript("stop"); }
 
 DedicatedCluster::~DedicatedCluster() {
   RunPgScript("stop").IgnoreError();
@@ -45,9 +79,11 @@ DedicatedCluster::~DedicatedCluster() {
 
 absl::Status DedicatedCluster::RunPgScript(const std::string& command) {
   const std::string log = dir_ + "/pg-script.log";
+  const std::string version =
+      version_.empty() ? "" : absl::StrCat("OUTBOXD_PG_VERSION='", version_, "' ");
   const std::string line =
-      absl::StrCat("OUTBOXD_PG_INITDB_ARGS='", initdb_args_, "' '", scripts_dir_, "/pg' ", command,
-                   " '", dir_, "' >>'", log, "' 2>&1");
+      absl::StrCat(version, "OUTBOXD_PG_INITDB_ARGS='", initdb_args_, "' '", scripts_dir_, "/pg' ",
+                   command, " '", dir_, "' >>'", log, "' 2>&1");
   if (std::system(line.c_str()) != 0) {
     return absl::InternalError(
         absl::StrCat("scripts/pg ", command, " ", dir_, " failed:\n", it::LogTail(log, 30)));

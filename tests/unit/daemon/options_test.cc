@@ -57,6 +57,15 @@ TEST(OptionsTest, DebeziumConfigAndImport) {
       HasSubstr("unexpected argument"));
 }
 
+TEST(OptionsTest, AllowNewSlotOnlyForRun) {
+  auto run = Parse({"run", "--config", "f.toml", "--allow-new-slot"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_TRUE(run->allow_new_slot);
+  EXPECT_FALSE(Parse({"run", "--config", "f.toml"})->allow_new_slot);
+  EXPECT_THAT(Parse({"check", "--config", "f", "--allow-new-slot"}).status().message(),
+              HasSubstr("unexpected argument \"--allow-new-slot\""));
+}
+
 TEST(OptionsTest, Rejections) {
   EXPECT_THAT(Parse({"run"}).status().message(),
               HasSubstr("needs --config FILE or --debezium-config"));

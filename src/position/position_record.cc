@@ -1,0 +1,56 @@
+#include "position/position_record.h"
+
+#include "common/json_string.h"
+#include "common/strings.h"
+#include "fmt/format.h"
+#include "simdjson.h"
+
+namespace outboxd::position {
+namespace {
+
+constexpr int64_t kFormatVersion = 1;
+
+absl::Status Bad(std::string_view what) {
+  return absl::DataLossError(Concat("position record: ", what,
+                                    "; it was not written by this outboxd version: delete the "
+                                    "record (or the topic) and start with --allow-new-slot"));
+}
+
+}  // namespace
+
+std::string EncodeRecord(const PositionRecord& record) {
+  std::string out = fmt::format("{{\"v\":{},\"slot\":", kFormatVersion);
+  AppendJsonString(out, record.slot);
+  out += ",\"system_id\":";
+  AppendJsonString(out, record.system_id);
+  out += fmt::format(",\"timeline\":{},\"lsn\":\"{}\",\"written_unix_ms\":{}}}", record.timeline,
+                     record.lsn.ToString(), record.written_unix_ms);
+  return out;
+}
+
+absl::StatusOr<PositionRecord> DecodeRecord(std::string_view text) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS) {
+    return Bad("not JSON");
+  }
+  int64_t version = 0;
+  std::string_view slot, system_id, lsn;
+  int64_t timeline = 0, written = 0;
+  if (doc["v"].get(version) != simdjson::SUCCESS || version != kFormatVersion) {
+    return Bad("missing or unknown \"v\"");
+  }
+  if (doc["slot"].get(slot) || doc["system_id"].get(system_id) || doc["lsn"].get(lsn) ||
+      doc["timeline"].get(timeline) || doc["written_unix_ms"].get(written)) {
+    return Bad("a field is missing or has the wrong type");
+  }
+  std::optional<Lsn> parsed = Lsn::Parse(lsn);
+  if (!parsed) return Bad(Concat("lsn '", lsn, "' is not X/X"));
+  return PositionRecord{.slot = std::string(slot),
+                        .system_id = std::string(system_id),
+                        .timeline = static_cast<int>(timeline),
+                        .lsn = *parsed,
+                        .written_unix_ms = written};
+}
+
+}  // namespace outboxd::position
