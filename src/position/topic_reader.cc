@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "kafka/delivery_error.h"
 
 namespace outboxd::position {
 namespace {
@@ -22,6 +23,22 @@ struct Deleter {
 };
 template <typename T>
 using Owned = std::unique_ptr<T, Deleter>;
+
+// Collects what librdkafka's error callback says; served by rd_kafka_poll on the caller's thread.
+struct ErrorSink {
+  std::optional<std::string> operator_error;  // TLS, authentication or authorization.
+};
+
+void OnError(rd_kafka_t*, int err, const char* reason, void* opaque) {
+  auto* sink = static_cast<ErrorSink*>(opaque);
+  if (!sink->operator_error) {
+    sink->operator_error =
+        kafka::OperatorErrorMessage(static_cast<rd_kafka_resp_err_t>(err), reason);
+  }
+}
+
+// The publisher logs the brokers' complaints once; this short-lived client stays quiet.
+void DropLog(const rd_kafka_t*, int, const char*, const char*) {}
 
 absl::Status Timeout(std::string_view what, const std::string& topic) {
   return absl::UnavailableError(Concat("position topic ", topic, ": ", what,
@@ -43,6 +60,48 @@ absl::StatusOr<std::vector<int32_t>> Partitions(rd_kafka_t* rk, const std::strin
     ids.push_back(md->topics[0].partitions[i].id);
   }
   return ids;
+}
+
+// The body of ReadLatestValue on `rk`, a consumer it owns.
+absl::StatusOr<std::optional<std::string>> ReadFrom(rd_kafka_t* rk, const std::string& topic,
+                                                    const std::string& key, int timeout_ms) {
+  auto ids = Partitions(rk, topic, timeout_ms);
+  if (!ids.ok()) return ids.status();
+  Owned<rd_kafka_topic_partition_list_t> assignment(rd_kafka_topic_partition_list_new(1));
+  int64_t remaining = 0;
+  for (int32_t id : *ids) {
+    int64_t low = 0, high = 0;
+    if (rd_kafka_query_watermark_offsets(rk, topic.c_str(), id, &low, &high, timeout_ms)) {
+      return Timeout("reading offsets", topic);
+    }
+    if (high <= low) continue;
+    rd_kafka_topic_partition_list_add(assignment.get(), topic.c_str(), id)->offset = low;
+    remaining += 1;
+  }
+  std::optional<std::string> latest;
+  if (remaining == 0) return latest;
+  rd_kafka_assign(rk, assignment.get());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (remaining > 0) {
+    if (std::chrono::steady_clock::now() > deadline) return Timeout("reading records", topic);
+    Owned<rd_kafka_message_t> m(rd_kafka_consumer_poll(rk, 200));
+    if (!m) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      --remaining;
+      continue;
+    }
+    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) continue;
+    const std::string_view record_key(static_cast<const char*>(m->key), m->key_len);
+    if (m->key != nullptr && record_key == key) {
+      // A tombstone (null value) deletes the record: an operator's way to reset the checks.
+      if (m->payload == nullptr) {
+        latest.reset();
+      } else {
+        latest.emplace(static_cast<const char*>(m->payload), m->len);
+      }
+    }
+  }
+  return latest;
 }
 
 }  // namespace
@@ -87,46 +146,21 @@ absl::StatusOr<std::optional<std::string>> ReadLatestValue(rd_kafka_conf_t* conf
   // The end of each partition arrives as an event: robust to offsets that hold no record
   // (transaction markers, which exactly-once writes will add).
   rd_kafka_conf_set(conf, "enable.partition.eof", "true", errstr, sizeof errstr);
+  ErrorSink sink;
+  rd_kafka_conf_set_opaque(conf, &sink);
+  rd_kafka_conf_set_error_cb(conf, &OnError);
+  rd_kafka_conf_set_log_cb(conf, &DropLog);
   Owned<rd_kafka_t> rk(rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr));
   if (!rk) {
     rd_kafka_conf_destroy(conf);
     return absl::InternalError(Concat("position topic: cannot create a consumer: ", errstr));
   }
-  auto ids = Partitions(rk.get(), topic, timeout_ms);
-  if (!ids.ok()) return ids.status();
-  Owned<rd_kafka_topic_partition_list_t> assignment(rd_kafka_topic_partition_list_new(1));
-  int64_t remaining = 0;
-  for (int32_t id : *ids) {
-    int64_t low = 0, high = 0;
-    if (rd_kafka_query_watermark_offsets(rk.get(), topic.c_str(), id, &low, &high, timeout_ms)) {
-      return Timeout("reading offsets", topic);
-    }
-    if (high <= low) continue;
-    rd_kafka_topic_partition_list_add(assignment.get(), topic.c_str(), id)->offset = low;
-    remaining += 1;
-  }
-  std::optional<std::string> latest;
-  if (remaining == 0) return latest;
-  rd_kafka_assign(rk.get(), assignment.get());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (remaining > 0) {
-    if (std::chrono::steady_clock::now() > deadline) return Timeout("reading records", topic);
-    Owned<rd_kafka_message_t> m(rd_kafka_consumer_poll(rk.get(), 200));
-    if (!m) continue;
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      --remaining;
-      continue;
-    }
-    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) continue;
-    const std::string_view record_key(static_cast<const char*>(m->key), m->key_len);
-    if (m->key != nullptr && record_key == key) {
-      // A tombstone (null value) deletes the record: an operator's way to reset the checks.
-      if (m->payload == nullptr) {
-        latest.reset();
-      } else {
-        latest.emplace(static_cast<const char*>(m->payload), m->len);
-      }
-    }
+  auto latest = ReadFrom(rk.get(), topic, key, timeout_ms);
+  if (!latest.ok()) {
+    rd_kafka_poll(rk.get(), 0);  // Serves the error callback.
+    // Permanent (exit 4 with the fix), not worth retrying like an unreachable broker.
+    if (sink.operator_error) return absl::PermissionDeniedError(*sink.operator_error);
+    return latest;
   }
   rd_kafka_consumer_close(rk.get());
   return latest;
