@@ -40,8 +40,11 @@ struct PostgresConfig {
   std::string conninfo;  // libpq string; the pg module adds replication=database itself.
   std::string slot = "outboxd";
   std::string publication = "outboxd";
-  std::vector<TableName> tables;  // Non-empty, no duplicates.
-  bool create_slot = true;        // Create the slot and publication when missing.
+  std::vector<TableName> tables;  // No duplicates; empty only when message_prefixes is not.
+  // Prefixes of logical decoding messages (pg_logical_emit_message) that carry outbox events:
+  // the table-less outbox. Exact matches, no duplicates; empty = no messages requested.
+  std::vector<std::string> message_prefixes;
+  bool create_slot = true;  // Create the slot and publication when missing.
   int32_t status_interval_ms = 1000;
   // The WAL guard (pg::SlotMonitor): how often pg_replication_slots is read, and the
   // safe_wal_size under which the slot counts as at risk (not ready); 0 disables the threshold.

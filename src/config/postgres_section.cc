@@ -12,12 +12,14 @@ constexpr std::string_view kPostgresKeys[] = {"conninfo",
                                               "slot",
                                               "publication",
                                               "tables",
+                                              "message_prefixes",
                                               "create_slot",
                                               "status_interval_ms",
                                               "slot_check_interval_ms",
                                               "min_safe_wal_size_mb"};
 constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms"};
 constexpr std::string_view kTablesExample = R"(tables = ["public.outbox"])";
+constexpr std::string_view kPrefixesExample = R"(message_prefixes = ["outbox"])";
 
 // Postgres' own rule for slot names (ReplicationSlotValidateName).
 bool IsValidSlotName(std::string_view name) {
@@ -34,14 +36,19 @@ std::optional<TableName> ParseTableName(std::string_view text) {
   return TableName{std::string(parts[0]), std::string(parts[1])};
 }
 
-absl::Status ReadTables(const SectionReader& reader, std::vector<TableName>& out) {
+// `tables` may be left out (or empty) only for a table-less outbox fed by message_prefixes.
+absl::Status ReadTables(const SectionReader& reader, bool table_less, std::vector<TableName>& out) {
   std::vector<std::string> texts;
   bool present = false;
   if (auto s = reader.ReadStringArray("tables", kTablesExample, texts, present); !s.ok()) return s;
-  if (!present) return reader.Missing("tables", kTablesExample);
-  if (texts.empty()) {
-    return reader.Error("tables", "is empty",
-                        fmt::format("list the outbox tables, e.g. {}", kTablesExample));
+  if (texts.empty() && !table_less) {
+    constexpr std::string_view kFix =
+        "list the outbox tables, e.g. {}, or the prefixes of pg_logical_emit_message for a "
+        "table-less outbox, e.g. {}";
+    if (!present) {
+      return reader.Missing("tables", fmt::format("{} (or {})", kTablesExample, kPrefixesExample));
+    }
+    return reader.Error("tables", "is empty", fmt::format(kFix, kTablesExample, kPrefixesExample));
   }
   for (const std::string& text : texts) {
     std::optional<TableName> table = ParseTableName(text);
@@ -55,6 +62,30 @@ absl::Status ReadTables(const SectionReader& reader, std::vector<TableName>& out
                           "remove the duplicate");
     }
     out.push_back(std::move(*table));
+  }
+  return absl::OkStatus();
+}
+
+// Prefixes of the logical decoding messages (pg_logical_emit_message) to publish, matched
+// exactly; none = messages are not requested from the server at all.
+absl::Status ReadMessagePrefixes(const SectionReader& reader, std::vector<std::string>& out) {
+  bool present = false;
+  if (auto s = reader.ReadStringArray("message_prefixes", kPrefixesExample, out, present);
+      !s.ok()) {
+    return s;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].empty()) {
+      return reader.Error("message_prefixes", "holds an empty prefix",
+                          fmt::format("give the prefix the application passes to "
+                                      "pg_logical_emit_message, e.g. {}",
+                                      kPrefixesExample));
+    }
+    if (std::find(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i), out[i]) !=
+        out.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return reader.Error("message_prefixes", fmt::format("lists \"{}\" twice", out[i]),
+                          "remove the duplicate");
+    }
   }
   return absl::OkStatus();
 }
@@ -109,7 +140,8 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
     return reader.Error("publication", "must be 1 to 63 characters long",
                         fmt::format("write e.g. {}", kPublicationExample));
   }
-  if (auto s = ReadTables(reader, out.tables); !s.ok()) return s;
+  if (auto s = ReadMessagePrefixes(reader, out.message_prefixes); !s.ok()) return s;
+  if (auto s = ReadTables(reader, !out.message_prefixes.empty(), out.tables); !s.ok()) return s;
   if (auto s = reader.ReadBool("create_slot", "create_slot = true", out.create_slot); !s.ok()) {
     return s;
   }

@@ -47,7 +47,8 @@ Mapper::Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> t
       has_envelope_(std::any_of(cfg.additional_placement.begin(), cfg.additional_placement.end(),
                                 [](const config::AdditionalField& f) {
                                   return f.placement == config::Placement::kEnvelope;
-                                })) {}
+                                })),
+      message_layout_(BuildMessageLayout(cfg, message_names_)) {}
 
 void Mapper::OnRelation(const pgoutput::Relation& relation) {
   const bool is_outbox =
@@ -82,6 +83,7 @@ bool Mapper::IsOutboxTable(RelationId id) const {
 }
 
 std::string Mapper::TableName(RelationId id) const {
+  if (id == kMessageRelation) return message_layout_.table;
   auto it = relations_.find(id);
   if (it == relations_.end()) return fmt::format("relation {}", id.value);
   return it->second.table;

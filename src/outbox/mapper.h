@@ -18,6 +18,7 @@
 #include "config/topic.h"
 #include "config/topic_router.h"
 #include "outbox/json_validator.h"
+#include "outbox/message_fields.h"
 #include "outbox/relation_layout.h"
 #include "pgoutput/messages.h"
 
@@ -53,6 +54,8 @@ inline constexpr std::string_view kXidHeader = "outboxd.xid";
 
 // A UUID (version 7, as Debezium's runId) drawn once per process; the same on every call.
 std::string ProcessRunId();
+// The relation id of table-less events in RecordOrigin (OID 0 is never a table's).
+inline constexpr RelationId kMessageRelation{0};
 
 // Runs on the replication loop thread; not thread-safe.
 class Mapper {
@@ -100,10 +103,22 @@ class Mapper {
   absl::Status MapDeadLetter(const pgoutput::Insert& insert, std::string_view reason, Lsn lsn,
                              Xid xid, OutboxEvent& out);
 
+  // Fills `out` from one logical decoding message of a configured prefix (the table-less
+  // outbox, message_mapping.cc): its content is a JSON object whose fields stand for the
+  // columns. InvalidArgument, meant for a dead-letter header, when it cannot be mapped.
+  absl::Status MapMessage(const pgoutput::LogicalMessage& message, OutboxEvent& out);
+  // The dead-letter record for such a message: as MapDeadLetter, with the content as emitted
+  // for value, and outboxd.table naming the prefix.
+  void MapMessageDeadLetter(const pgoutput::LogicalMessage& message, std::string_view reason,
+                            Lsn lsn, Xid xid, OutboxEvent& out);
+
   // "public.outbox", or "relation <oid>" when no Relation message was seen; for log lines.
   std::string TableName(RelationId id) const;
 
  private:
+  // The layout of table-less events: `names` receives the field names in column order.
+  static internal::RelationLayout BuildMessageLayout(const config::OutboxConfig& cfg,
+                                                     std::vector<std::string_view>& names);
   // Reads the row's columns up to the last one `layout` needs into values_.
   absl::Status ReadColumns(const internal::RelationLayout& layout, const pgoutput::Insert& insert);
   // values_[index], or a NULL value when `index` is kAbsent.
@@ -138,6 +153,9 @@ class Mapper {
   absl::flat_hash_map<std::string, std::vector<std::string>> not_null_;  // By "schema.table".
   std::vector<pgoutput::ColumnValue> values_;  // Scratch for Map, reused across rows.
   JsonValidator json_;                         // Used only when cfg_.validate_json.
+  std::vector<std::string_view> message_names_;  // Field names of table-less events (in cfg_).
+  internal::RelationLayout message_layout_;
+  MessageFields message_fields_;
 };
 
 }  // namespace outboxd::outbox

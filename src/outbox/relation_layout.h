@@ -14,7 +14,9 @@ namespace outboxd::outbox::internal {
 
 inline constexpr int kAbsent = -1;
 
-// pg_type OIDs of json and jsonb, whose text Postgres has already validated.
+// pg_type OIDs: text (the fields of table-less events); json and jsonb, whose text Postgres
+// has already validated; the timestamp types timestamp_column accepts.
+inline constexpr uint32_t kTextOid = 25;
 inline constexpr uint32_t kJsonOid = 114;
 inline constexpr uint32_t kJsonbOid = 3802;
 inline constexpr uint32_t kTimestampOid = 1114;

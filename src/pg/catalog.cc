@@ -97,6 +97,8 @@ absl::StatusOr<bool> PublicationIncludes(Connection& conn, std::string_view publ
 
 std::string CreatePublicationSql(Connection& conn, std::string_view publication,
                                  const std::vector<QualifiedTable>& tables) {
+  // A table-less outbox still needs a publication for pgoutput to start; an empty one is fine.
+  if (tables.empty()) return Concat("CREATE PUBLICATION ", conn.QuoteIdentifier(publication));
   std::vector<std::string> names;
   for (const QualifiedTable& t : tables) names.push_back(QuotedTable(conn, t));
   return fmt::format("CREATE PUBLICATION {} FOR TABLE {} WITH (publish = 'insert')",

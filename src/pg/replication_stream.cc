@@ -18,7 +18,8 @@ absl::StatusOr<ReplicationStream> ReplicationStream::Start(Connection conn,
   // publication_names is a string literal holding a comma-separated identifier list.
   const std::string sql = Concat("START_REPLICATION SLOT ", conn.QuoteIdentifier(options.slot),
                                  " LOGICAL 0/0 (proto_version '1', publication_names ",
-                                 conn.QuoteLiteral(conn.QuoteIdentifier(options.publication)), ")");
+                                 conn.QuoteLiteral(conn.QuoteIdentifier(options.publication)),
+                                 options.messages ? ", messages 'true')" : ")");
   ResultPtr result(PQexec(conn.raw(), sql.c_str()));
   if (PQresultStatus(result.get()) != PGRES_COPY_BOTH) {
     const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);

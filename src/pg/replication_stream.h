@@ -51,6 +51,8 @@ class ReplicationChannel {
 struct StreamOptions {
   std::string slot;
   std::string publication;
+  // Ask pgoutput for logical decoding messages (pg_logical_emit_message) too.
+  bool messages = false;
 };
 
 class ReplicationStream final : public ReplicationChannel {

@@ -24,8 +24,9 @@ absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
   options.resume_check = resume_check;
   auto identity = pg::PrepareReplication(*conn, options);
   if (!identity.ok()) return identity.status();
-  auto stream = pg::ReplicationStream::Start(std::move(*conn),
-                                             {.slot = pg.slot, .publication = pg.publication});
+  auto stream = pg::ReplicationStream::Start(
+      std::move(*conn),
+      {.slot = pg.slot, .publication = pg.publication, .messages = !pg.message_prefixes.empty()});
   if (!stream.ok()) return stream.status();
   log::Info("streaming slot {} of database {} (system {}, timeline {}) to Kafka", pg.slot,
             identity->database, identity->system_id, identity->timeline);

@@ -164,6 +164,8 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, const Wal
     }
     tracker_.Commit(commit->end_lsn);
     ctx_.metrics.transactions.Add();
+  } else if (const auto* logical = std::get_if<pgoutput::LogicalMessage>(&message)) {
+    return HandleLogicalMessage(*logical, wal);
   } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
     mapper_.OnRelation(*relation);
   } else if (const auto* update = std::get_if<pgoutput::Update>(&message)) {
@@ -172,7 +174,7 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, const Wal
              std::holds_alternative<pgoutput::Truncate>(message)) {
     ctx_.metrics.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
   }
-  // Origin, Type and logical messages carry nothing outboxd publishes.
+  // Origin and Type messages carry nothing outboxd publishes.
   return absl::OkStatus();
 }
 

@@ -61,6 +61,13 @@ class Pipeline {
   absl::Status HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal);
   absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
                              std::string_view reason, std::string_view label);
+  // The table-less outbox (pipeline_messages.cc).
+  bool IsOutboxPrefix(std::string_view prefix) const;
+  absl::Status HandleLogicalMessage(const pgoutput::LogicalMessage& message, const WalMessage& wal);
+  absl::Status PublishMessage(const pgoutput::LogicalMessage& message, const WalMessage& wal);
+  absl::Status DeadLetterMessage(const pgoutput::LogicalMessage& message,
+                                 const RecordOrigin& origin, std::string_view reason,
+                                 std::string_view label);
   absl::Status CheckStages();
   void ReportProducerHealth();
   void LogProgress(std::chrono::steady_clock::time_point now);
@@ -82,6 +89,7 @@ class Pipeline {
   AckTracker::TxId current_tx_ = 0;
   Xid current_xid_;
   int64_t current_commit_time_us_ = 0;
+  bool standalone_message_open_ = false;  // A non-transactional message's own unit is open.
   std::chrono::steady_clock::time_point next_progress_;
   uint64_t progress_published_ = 0;  // Events published at the last progress line.
 };

@@ -40,12 +40,15 @@ std::string TomlString(absl::string_view text) {
 }  // namespace
 
 std::string RenderConfig(const OutboxdConfig& config) {
-  std::vector<std::string> tables;
+  std::vector<std::string> tables, prefixes;
   for (const std::string& t : config.tables) tables.push_back(TomlString(t));
+  for (const std::string& p : config.message_prefixes) prefixes.push_back(TomlString(p));
   std::string out = absl::StrCat(
       "[postgres]\n", "conninfo = ", TomlString(config.pg_conninfo), "\n",
       "slot = ", TomlString(config.slot), "\n", "publication = ", TomlString(config.publication),
       "\n", "tables = [", absl::StrJoin(tables, ", "), "]\n",
+      prefixes.empty() ? ""
+                       : absl::StrCat("message_prefixes = [", absl::StrJoin(prefixes, ", "), "]\n"),
       "status_interval_ms = ", config.status_interval_ms, "\n\n", "[kafka]\n",
       TomlString("bootstrap.servers"), " = ", TomlString(config.kafka_bootstrap), "\n");
   for (const auto& [key, value] : config.kafka_properties) {

@@ -13,7 +13,8 @@ struct OutboxdConfig {
   std::string pg_conninfo;
   std::string slot;
   std::string publication;
-  std::vector<std::string> tables;  // "public.name"
+  std::vector<std::string> tables;            // "public.name"
+  std::vector<std::string> message_prefixes;  // [postgres]; empty = no table-less outbox
   int status_interval_ms = 200;
   std::string kafka_bootstrap;
   std::map<std::string, std::string> kafka_properties;  // extra librdkafka properties

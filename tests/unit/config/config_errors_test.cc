@@ -24,7 +24,21 @@ std::string WithPostgres(std::string_view postgres_body) {
 
 TEST(ConfigErrorTest, MissingTables) {
   EXPECT_EQ(ErrorOf(WithPostgres("conninfo = \"x=1\"\n")),
-            R"(outboxd.toml: [postgres] tables is missing; add tables = ["public.outbox"])");
+            R"(outboxd.toml: [postgres] tables is missing; add tables = ["public.outbox"] )"
+            R"((or message_prefixes = ["outbox"]))");
+  EXPECT_THAT(ErrorOf(WithPostgres("conninfo = \"x=1\"\ntables = []\n")),
+              HasSubstr("[postgres] tables is empty; list the outbox tables, e.g. tables = "
+                        "[\"public.outbox\"], or the prefixes of pg_logical_emit_message"));
+}
+
+TEST(ConfigErrorTest, BadMessagePrefixes) {
+  EXPECT_THAT(ErrorOf(WithPostgres("conninfo = \"x=1\"\nmessage_prefixes = [\"\"]\n")),
+              HasSubstr("[postgres] message_prefixes holds an empty prefix; give the prefix"));
+  EXPECT_THAT(
+      ErrorOf(WithPostgres("conninfo = \"x=1\"\nmessage_prefixes = [\"a\", \"b\", \"a\"]\n")),
+      HasSubstr(R"([postgres] message_prefixes lists "a" twice; remove the duplicate)"));
+  EXPECT_THAT(ErrorOf(WithPostgres("conninfo = \"x=1\"\nmessage_prefixes = \"outbox\"\n")),
+              HasSubstr("[postgres] message_prefixes must be an array of strings"));
 }
 
 TEST(ConfigErrorTest, MissingConninfoMentionsEnvironment) {

@@ -136,6 +136,21 @@ shutdown_timeout_ms = 0
   EXPECT_EQ(config->relay.shutdown_timeout_ms, 0);
 }
 
+TEST(ParseConfigTest, TableLessOutboxNeedsOnlyMessagePrefixes) {
+  auto config = ParseConfig(R"(
+[postgres]
+conninfo = "dbname=app"
+message_prefixes = ["outbox", "billing"]
+
+[kafka]
+"bootstrap.servers" = "k:9092"
+)",
+                            "outboxd.toml", FakeEnv());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->postgres.tables.empty());
+  EXPECT_THAT(config->postgres.message_prefixes, ::testing::ElementsAre("outbox", "billing"));
+}
+
 TEST(ParseConfigTest, FixedTopicWithoutPlaceholderIsAllowed) {
   absl::StatusOr<Config> config = Parse(WithMinimal("[outbox]\ntopic = \"all-events\"\n"));
   ASSERT_TRUE(config.ok()) << config.status();

@@ -1,0 +1,80 @@
+// Pipeline's table-less outbox path: logical decoding messages (pg_logical_emit_message) whose
+// prefix is one of [postgres] message_prefixes are published like outbox rows.
+
+#include <algorithm>
+
+#include "common/log.h"
+#include "common/status.h"
+#include "relay/pipeline.h"
+
+namespace outboxd::relay {
+
+bool Pipeline::IsOutboxPrefix(std::string_view prefix) const {
+  const auto& prefixes = config_.postgres.message_prefixes;
+  return std::find(prefixes.begin(), prefixes.end(), prefix) != prefixes.end();
+}
+
+absl::Status Pipeline::HandleLogicalMessage(const pgoutput::LogicalMessage& message,
+                                            const WalMessage& wal) {
+  if (!IsOutboxPrefix(message.prefix)) {
+    ctx_.metrics.rows_ignored.Add();  // Another application's messages on the same stream.
+    return absl::OkStatus();
+  }
+  if (message.transactional && !tracker_.InTransaction()) {
+    return absl::DataLossError("pgoutput: transactional logical message outside a transaction");
+  }
+  // A non-transactional message stands alone in the stream: it is its own unit of
+  // confirmation. Its pseudo-transaction stays open across a backpressure retry.
+  if (!message.transactional && !standalone_message_open_) {
+    if (tracker_.InTransaction()) {
+      return absl::DataLossError(
+          "pgoutput: non-transactional logical message inside a transaction");
+    }
+    current_tx_ = tracker_.Begin();
+    current_xid_ = Xid{0};
+    current_commit_time_us_ = 0;
+    standalone_message_open_ = true;
+  }
+  absl::Status s = PublishMessage(message, wal);
+  if (standalone_message_open_ && !absl::IsResourceExhausted(s)) {
+    // Confirming one past the message's own LSN makes a restart skip it and nothing else.
+    tracker_.Commit(Lsn(message.lsn.value() + 1));
+    standalone_message_open_ = false;
+  }
+  return s;
+}
+
+absl::Status Pipeline::PublishMessage(const pgoutput::LogicalMessage& message,
+                                      const WalMessage& wal) {
+  const RecordOrigin origin{.tx = current_tx_,
+                            .lsn = message.lsn,
+                            .xid = current_xid_,
+                            .relation = outbox::kMessageRelation,
+                            .commit_time_us = current_commit_time_us_,
+                            .received = wal.received};
+  absl::Status mapped = mapper_.MapMessage(message, event_);
+  if (!mapped.ok()) {
+    if (!absl::IsInvalidArgument(mapped)) return mapped;
+    return DeadLetterMessage(message, origin, MessageOf(mapped), kUnmappable);
+  }
+  absl::Status produced = publisher_->Publish(event_, origin);
+  if (!absl::IsInvalidArgument(produced)) {
+    if (!produced.ok() && !absl::IsResourceExhausted(produced)) failure_cause_ = "kafka";
+    return produced;
+  }
+  return DeadLetterMessage(message, origin, MessageOf(produced), kProducerRefused);
+}
+
+absl::Status Pipeline::DeadLetterMessage(const pgoutput::LogicalMessage& message,
+                                         const RecordOrigin& origin, std::string_view reason,
+                                         std::string_view label) {
+  log::Warn("dead-lettering logical message with prefix \"{}\" at WAL {} (xid {}) to {}: {}",
+            message.prefix, origin.lsn.ToString(), origin.xid.value,
+            config_.outbox.dead_letter_topic, reason);
+  mapper_.MapMessageDeadLetter(message, reason, origin.lsn, origin.xid, event_);
+  publisher_->QueueDeadLetter(DeadLetter::FromEvent(event_, origin), label);
+  failure_cause_ = "kafka";
+  return publisher_->ProduceDeadLetters();
+}
+
+}  // namespace outboxd::relay
