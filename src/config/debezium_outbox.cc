@@ -16,6 +16,8 @@ namespace {
 constexpr std::string_view kPostgresConnector =
     "io.debezium.connector.postgresql.PostgresConnector";
 constexpr std::string_view kEventRouter = "io.debezium.transforms.outbox.EventRouter";
+constexpr std::string_view kDecodeMessageContent =
+    "io.debezium.connector.postgresql.transforms.DecodeLogicalDecodingMessageContent";
 constexpr std::string_view kStringConverter = "org.apache.kafka.connect.storage.StringConverter";
 constexpr std::string_view kJsonConverter = "org.apache.kafka.connect.json.JsonConverter";
 
@@ -102,6 +104,13 @@ absl::StatusOr<std::string> RouterAlias(ConnectorOptions& options) {
     const std::string type = options.Get(fmt::format("transforms.{}.type", alias), "");
     if (type == kEventRouter && router.empty()) {
       router = alias;
+      continue;
+    }
+    // Turns a logical message's JSON into the row the router reads: what outboxd does for
+    // message_prefixes anyway. Its one option (fields.null.include) changes nothing here: a
+    // missing field and a null one are both NULL.
+    if (type == kDecodeMessageContent && router.empty()) {
+      options.TakePrefix(fmt::format("transforms.{}.", alias));
       continue;
     }
     return options.Error(

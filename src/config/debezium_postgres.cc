@@ -80,8 +80,33 @@ absl::StatusOr<std::string> TableName(const ConnectorOptions& options, std::stri
   return name;
 }
 
-absl::Status Tables(ConnectorOptions& options, TomlSection& out) {
+// message.prefix.include.list (Debezium's regular expressions) as exact message_prefixes.
+absl::Status MessagePrefixes(ConnectorOptions& options, TomlSection& out, bool& any) {
+  const std::string* list = options.Find("message.prefix.include.list");
+  if (list == nullptr) return absl::OkStatus();
+  std::string array = "[";
+  for (absl::string_view entry : absl::StrSplit(*list, ',', absl::SkipWhitespace())) {
+    entry = absl::StripAsciiWhitespace(entry);
+    if (entry.find_first_of("\\^$.|?*+()[]{}") != absl::string_view::npos) {
+      return options.Error(
+          "message.prefix.include.list",
+          fmt::format("entry \"{}\" is a regular expression; outboxd matches prefixes exactly",
+                      std::string_view(entry.data(), entry.size())),
+          "list the prefixes the application passes to pg_logical_emit_message, e.g. \"outbox\"");
+    }
+    array +=
+        (array.size() > 1 ? ", " : "") + TomlString(std::string_view(entry.data(), entry.size()));
+    any = true;
+  }
+  if (any) out.Raw("message_prefixes", array + "]", "message.prefix.include.list");
+  return absl::OkStatus();
+}
+
+absl::Status Tables(ConnectorOptions& options, TomlSection& out, bool table_less) {
   const std::string* list = options.Find("table.include.list");
+  if (table_less && (list == nullptr || absl::StripAsciiWhitespace(*list).empty())) {
+    return absl::OkStatus();  // A table-less outbox: messages only.
+  }
   if (list == nullptr || absl::StripAsciiWhitespace(*list).empty()) {
     return options.Error("table.include.list", "is missing (Debezium would capture every table)",
                          "set it to the outbox table(s), e.g. \"public.outbox\"");
@@ -151,7 +176,9 @@ absl::Status TranslatePostgres(ConnectorOptions& options, TomlSection& out, std:
                        : "database.*");
   out.String("slot", options.Get("slot.name", "debezium"), "slot.name");
   Publication(options, out, warnings);
-  if (auto s = Tables(options, out); !s.ok()) return s;
+  bool table_less = false;
+  if (auto s = MessagePrefixes(options, out, table_less); !s.ok()) return s;
+  if (auto s = Tables(options, out, table_less); !s.ok()) return s;
   if (const std::string* ms = options.Find("status.update.interval.ms")) {
     out.Raw("status_interval_ms", *ms, "status.update.interval.ms");
   }

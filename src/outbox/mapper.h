@@ -151,8 +151,8 @@ class Mapper {
   bool has_envelope_ = false;  // Some placement is "envelope": the value is a struct.
   absl::flat_hash_map<RelationId, internal::RelationLayout> relations_;
   absl::flat_hash_map<std::string, std::vector<std::string>> not_null_;  // By "schema.table".
-  std::vector<pgoutput::ColumnValue> values_;  // Scratch for Map, reused across rows.
-  JsonValidator json_;                         // Used only when cfg_.validate_json.
+  std::vector<pgoutput::ColumnValue> values_;    // Scratch for Map, reused across rows.
+  JsonValidator json_;                           // Used only when cfg_.validate_json.
   std::vector<std::string_view> message_names_;  // Field names of table-less events (in cfg_).
   internal::RelationLayout message_layout_;
   MessageFields message_fields_;

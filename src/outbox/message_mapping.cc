@@ -26,9 +26,11 @@ internal::RelationLayout Mapper::BuildMessageLayout(const config::OutboxConfig& 
   add(cfg.payload_column);
   for (const config::AdditionalField& field : cfg.additional_placement) add(field.column);
   add(cfg.timestamp_column);
-  pgoutput::Relation relation{.id = kMessageRelation, .relation_name = "messages"};
+  pgoutput::Relation relation;
+  relation.id = kMessageRelation;
   for (std::string_view name : names) {
-    relation.columns.push_back({.name = name, .type_oid = internal::kTextOid});
+    relation.columns.push_back(
+        {.flags = 0, .name = name, .type_oid = internal::kTextOid, .type_modifier = -1});
   }
   internal::RelationLayout layout = internal::BuildLayout(relation, cfg, true, nullptr);
   layout.table = "logical decoding messages";

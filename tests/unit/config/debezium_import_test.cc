@@ -217,6 +217,25 @@ TEST(DebeziumImportTest, TablesMustBeNamedExactly) {
               AllOf(HasSubstr("table.include.list"), HasSubstr("every table")));
 }
 
+TEST(DebeziumImportTest, TableLessOutboxFromLogicalMessages) {
+  std::string json = Drop(Connector(R"("message.prefix.include.list": "outbox, billing",
+      "transforms.decode.type":
+        "io.debezium.connector.postgresql.transforms.DecodeLogicalDecodingMessageContent",
+      "transforms.decode.fields.null.include": "true")"),
+                          "table.include.list");
+  json.replace(json.find(R"("transforms": "outbox")"), 22, R"("transforms": "decode,outbox")");
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(json, "c.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(imported->toml, AllOf(HasSubstr(R"(message_prefixes = ["outbox", "billing"])"),
+                                    Not(HasSubstr("tables ="))));
+  std::string warnings;
+  for (const std::string& w : imported->warnings) warnings += w + "\n";
+  EXPECT_THAT(warnings, Not(HasSubstr("transforms.decode")));
+  EXPECT_THAT(
+      ErrorOf(Connector(R"("message.prefix.include.list": "out.*")")),
+      AllOf(HasSubstr("message.prefix.include.list"), HasSubstr("matches prefixes exactly")));
+}
+
 TEST(DebeziumImportTest, EveryIgnoredOptionIsNamedInAWarning) {
   const std::string warnings = WarningsOf(Connector(R"("tasks.max": "1",
       "snapshot.mode": "initial", "slot.drop.on.stop": "true",
