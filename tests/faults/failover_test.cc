@@ -227,11 +227,21 @@ TEST_P(StandbySourceTest, DecodesOnTheStandbyAndContinuesAfterItsPromotion) {
     IT_ASSERT_OK(primary_pg.Exec(absl::StrCat("CREATE PUBLICATION ", publication(), " FOR TABLE ",
                                               table(), " WITH (publish = 'insert')")));
   }
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient standby_pg, it::PgClient::Connect(standby_->conninfo()));
+  // Start outboxd only once the standby has replayed the publication: before that it rightly
+  // refuses to run (the publication is missing there).
+  const auto replayed = [&]() -> absl::StatusOr<bool> {
+    auto count = standby_pg.QueryInt("SELECT count(*) FROM pg_publication WHERE pubname = $1",
+                                     {publication()});
+    if (!count.ok()) return count.status();
+    return *count == 1;
+  };
+  IT_ASSERT_OK(
+      it::WaitUntilOk(replayed, absl::Seconds(30), "the standby to replay the publication"));
   config().pg_conninfo = standby_->conninfo();
   IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd, Launch(ConfigText()));
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient primary_admin,
                           it::PgClient::Connect(primary_->admin_conninfo()));
-  IT_ASSERT_OK_AND_ASSIGN(it::PgClient standby_pg, it::PgClient::Connect(standby_->conninfo()));
   // A slot made on a standby waits for the primary's next running-transactions record: ask
   // for one rather than wait up to 15 s for the background writer.
   const auto streaming = [&]() -> absl::StatusOr<bool> {
