@@ -36,9 +36,10 @@ struct RoleInfo {
 absl::StatusOr<RoleInfo> CurrentRole(Connection& conn);
 
 struct TableInfo {
-  bool can_select = false;           // The current role may SELECT from it.
-  bool owned = false;                // The current role owns it (or is a member of its owner).
-  std::vector<std::string> columns;  // Live columns, in order.
+  bool can_select = false;            // The current role may SELECT from it.
+  bool owned = false;                 // The current role owns it (or is a member of its owner).
+  std::vector<std::string> columns;   // Live columns, in order.
+  std::vector<std::string> not_null;  // Those of them declared NOT NULL, in order.
 };
 // nullopt when `table` does not exist as an ordinary or partitioned table.
 absl::StatusOr<std::optional<TableInfo>> LookupTable(Connection& conn, const QualifiedTable& table);

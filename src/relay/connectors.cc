@@ -1,4 +1,5 @@
 #include "common/log.h"
+#include "pg/catalog.h"
 #include "pg/connection.h"
 #include "pg/slot_setup.h"
 #include "relay/context.h"
@@ -33,10 +34,28 @@ absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
   return std::make_unique<pg::ReplicationStream>(std::move(*stream));
 }
 
+absl::StatusOr<NotNullColumns> ReadNotNullColumns(const config::PostgresConfig& pg) {
+  auto conn = pg::Connection::OpenOrdinary(pg.conninfo, "outboxd");
+  if (!conn.ok()) return conn.status();
+  NotNullColumns out;
+  for (const config::TableName& t : pg.tables) {
+    auto info = pg::LookupTable(*conn, {t.schema, t.name});
+    if (!info.ok()) return info.status();
+    // A missing table is reported by the slot set-up that follows, with its fix.
+    if (info->has_value()) out.emplace_back(t, std::move((*info)->not_null));
+  }
+  return out;
+}
+
+bool NeedsNullability(const config::OutboxConfig& outbox) {
+  return outbox.key_converter == config::Converter::kJsonWithSchema ||
+         outbox.value_converter == config::Converter::kJsonWithSchema;
+}
+
 }  // namespace
 
 Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check) {
-  return Connectors{
+  Connectors connectors{
       .replication =
           [&config, resume_check = std::move(resume_check)] {
             return StartReplication(config.postgres, resume_check);
@@ -45,7 +64,12 @@ Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_c
           [&config](kafka::DeliveryHandler& handler) {
             return kafka::CreateProducer(config.kafka, handler);
           },
+      .not_null_columns = {},
   };
+  if (NeedsNullability(config.outbox)) {
+    connectors.not_null_columns = [&config] { return ReadNotNullColumns(config.postgres); };
+  }
+  return connectors;
 }
 
 }  // namespace outboxd::relay

@@ -6,6 +6,9 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
@@ -19,11 +22,17 @@
 
 namespace outboxd::relay {
 
+// The NOT NULL columns of each outbox table, which pgoutput does not carry.
+using NotNullColumns = std::vector<std::pair<config::TableName, std::vector<std::string>>>;
+
 struct Connectors {
   // Connects to Postgres, prepares the publication and slot, and starts streaming from the
   // slot's confirmed position. Errors as pg::PrepareReplication and ReplicationStream::Start.
   std::function<absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>>()> replication;
   ProducerFactory producer;
+  // Reads NotNullColumns from the catalog; set only when a JSON-with-schema converter needs
+  // them (the schemas' "optional" flags), empty otherwise.
+  std::function<absl::StatusOr<NotNullColumns>()> not_null_columns;
   // ::poll, or a test's stand-in that advances a fake clock instead of sleeping.
   std::function<int(pollfd* fds, nfds_t count, int timeout_ms)> poll = ::poll;
 };

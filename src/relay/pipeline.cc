@@ -36,6 +36,12 @@ absl::Status Pipeline::Connect() {
   if (!publisher.ok()) return publisher.status();
   publisher_ = std::move(*publisher);
   failure_cause_ = "postgres";
+  if (ctx_.connectors.not_null_columns) {
+    auto not_null = ctx_.connectors.not_null_columns();
+    if (!not_null.ok()) return not_null.status();
+    // Before streaming: they apply from each table's next Relation message.
+    for (auto& [table, columns] : *not_null) mapper_.SetNotNullColumns(table, std::move(columns));
+  }
   auto channel = ctx_.connectors.replication();
   if (!channel.ok()) return channel.status();
   session_ = std::make_unique<ReplicationSession>(

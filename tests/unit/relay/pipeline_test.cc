@@ -137,6 +137,36 @@ TEST_F(PipelineTest, PublishesRowsAndConfirmsTheirCommit) {
   EXPECT_EQ(metrics_.confirmed_lsn.value(), 0x5000);
 }
 
+// Under json_with_schema the key schema's "optional" follows the column's nullability, which
+// pgoutput does not carry: the pipeline reads it from the catalog before streaming.
+TEST_F(PipelineTest, JsonSchemaKeyIsOptionalWhenTheCatalogSaysTheColumnIsNullable) {
+  config_.outbox.key_converter = config::Converter::kJsonWithSchema;
+  int reads = 0;
+  context_.connectors.not_null_columns = [&reads]() -> absl::StatusOr<NotNullColumns> {
+    ++reads;
+    return NotNullColumns{{config::TableName{"public", "outbox"}, {"id", "aggregatetype"}}};
+  };
+  QueueTransaction(Lsn(0x5000), 1);
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(reads, 1);
+  ASSERT_EQ(produced_.size(), 1u);
+  EXPECT_EQ(produced_[0].key, R"({"schema":{"type":"string","optional":true},"payload":"o-1"})");
+}
+
+TEST_F(PipelineTest, JsonSchemaKeyIsRequiredWhenTheColumnIsNotNull) {
+  config_.outbox.key_converter = config::Converter::kJsonWithSchema;
+  context_.connectors.not_null_columns = []() -> absl::StatusOr<NotNullColumns> {
+    return NotNullColumns{
+        {config::TableName{"public", "outbox"}, {"id", "aggregatetype", "aggregateid"}}};
+  };
+  QueueTransaction(Lsn(0x5000), 1);
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  ASSERT_EQ(produced_.size(), 1u);
+  EXPECT_EQ(produced_[0].key, R"({"schema":{"type":"string","optional":false},"payload":"o-1"})");
+}
+
 // The clock field of a standby status update: when it was sent, in Postgres µs.
 int64_t SentAtOf(const std::string& status_update) {
   // 'r', written, flushed, applied (8 bytes each), then the clock.
