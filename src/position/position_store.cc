@@ -9,7 +9,9 @@
 namespace outboxd::position {
 namespace {
 
-constexpr int kTimeoutMs = 10'000;
+// Reading the record at start: a local broker answers in milliseconds; an unreachable one
+// should be reported (and retried) within seconds, not hold the start-up for long.
+constexpr int kTimeoutMs = 5'000;
 
 // Settings that say how to reach and authenticate to the brokers; producer tuning
 // (linger.ms, acks, ...) does not apply to this store and would only make librdkafka warn.

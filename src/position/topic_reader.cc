@@ -41,7 +41,9 @@ void OnError(rd_kafka_t*, int err, const char* reason, void* opaque) {
 void DropLog(const rd_kafka_t*, int, const char*, const char*) {}
 
 absl::Status Timeout(std::string_view what, const std::string& topic) {
-  return absl::UnavailableError(Concat("position topic ", topic, ": ", what,
+  // Said as the relay says it, so an operator (and a log search) sees one cause.
+  return absl::UnavailableError(Concat("Kafka is unreachable or too slow: position topic ", topic,
+                                       ": ", what,
                                        " timed out; check that the brokers are reachable"));
 }
 
