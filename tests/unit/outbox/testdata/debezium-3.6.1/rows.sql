@@ -31,6 +31,7 @@ INSERT INTO outbox_nulls VALUES
 INSERT INTO outbox_nulls VALUES (NULL, 'nulls', 'n-1', 'NullId', '{"x": 2}');
 INSERT INTO outbox_nulls VALUES
   ('40000000-0000-4000-8000-000000000003', 'nulls', 'n-2', NULL, '{"x": 3}');
+-- with_null_type: the rows below (a NULL aggregatetype, and a row after it) make Debezium's task FAIL
 INSERT INTO outbox_nulls VALUES
   ('40000000-0000-4000-8000-000000000004', NULL, 'n-3', 'NullAggregateType', '{"x": 4}');
 INSERT INTO outbox_nulls VALUES
