@@ -155,24 +155,7 @@ TEST_F(CheckTest, LostSlotAndBoundedWalKeep) {
   std::unique_ptr<faults::DedicatedCluster> cluster = NewCluster();
   ASSERT_NE(cluster, nullptr);
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient admin, it::PgClient::Connect(cluster->admin_conninfo()));
-  IT_ASSERT_OK(admin.Exec("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'"));
-  IT_ASSERT_OK(admin.Exec("SELECT pg_reload_conf()"));
-  IT_ASSERT_OK(admin.Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
-                                       it::QuoteLiteral(slot()), ", 'pgoutput')")));
-  IT_ASSERT_OK(admin.Exec("CREATE TABLE wal_filler (n int, pad text)"));
-  const absl::Status invalidated = it::WaitUntilOk(
-      [&]() -> absl::StatusOr<bool> {
-        IT_RETURN_IF_ERROR(admin.Exec(
-            "INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g; "
-            "SELECT pg_switch_wal(); CHECKPOINT"));
-        IT_ASSIGN_OR_RETURN(std::optional<std::string> status,
-                            admin.QueryOptional("SELECT wal_status FROM pg_replication_slots "
-                                                "WHERE slot_name = $1",
-                                                {slot()}));
-        return status == "lost";
-      },
-      absl::Seconds(60), "the slot to be invalidated", absl::Milliseconds(200));
-  IT_ASSERT_OK(invalidated);
+  IT_ASSERT_OK(faults::InvalidateSlot(admin, slot()));
   const CliResult result = Check(ConfigText());
   EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
   EXPECT_THAT(result.out, HasSubstr("PASS max_slot_wal_keep_size: 1MB"));

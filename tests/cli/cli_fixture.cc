@@ -59,24 +59,6 @@ CliProcess* CliTest::StartRun(const std::string& config_text,
   return processes_.back().get();
 }
 
-std::unique_ptr<faults::DedicatedCluster> CliTest::NewCluster() {
-  absl::StatusOr<std::unique_ptr<faults::DedicatedCluster>> cluster =
-      faults::DedicatedCluster::Start(env().scripts_dir);
-  if (!cluster.ok()) {
-    ADD_FAILURE() << cluster.status();
-    return nullptr;
-  }
-  absl::StatusOr<it::PgClient> pg = it::PgClient::Connect((*cluster)->conninfo());
-  if (!pg.ok()) {
-    ADD_FAILURE() << pg.status();
-    return nullptr;
-  }
-  const absl::Status created = it::CreateOutboxTable(*pg, table());
-  EXPECT_TRUE(created.ok()) << created;
-  config().pg_conninfo = (*cluster)->conninfo();
-  return std::move(*cluster);
-}
-
 std::string LineStartingWith(const std::string& output, const std::string& prefix) {
   std::istringstream lines(output);
   std::string line;

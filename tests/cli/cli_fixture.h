@@ -31,9 +31,6 @@ class CliTest : public faults::FaultsTest {
                        const std::map<std::string, std::string>& env,
                        const std::vector<std::string>& args = {});
 
-  // A dedicated cluster holding this test's outbox table; config() points at it.
-  std::unique_ptr<faults::DedicatedCluster> NewCluster();
-
   const std::string& dir() const { return dir_; }
 
  private:

@@ -94,6 +94,14 @@ class FailoverTest : public FaultsTest, public ::testing::WithParamInterface<con
     return v.value_or("");
   }
 
+  // Waits until outboxd streams from the slot on `server`; a failure carries outboxd's log.
+  absl::Status WaitStreaming(it::PgClient& server, const it::OutboxdProcess& outboxd,
+                             absl::Duration timeout) {
+    const absl::Status ready = it::WaitForSlotStreaming(server, slot(), publication(), timeout);
+    if (ready.ok()) return ready;
+    return absl::Status(ready.code(), absl::StrCat(ready.message(), "\n", Tail(outboxd)));
+  }
+
   // Reads every topic until `expected` events (or the timeout) and checks them.
   it::DeliveryReport Verify(const std::vector<it::ExpectedEvent>& expected) {
     absl::StatusOr<std::vector<it::KafkaRecord>> records = it::ConsumeFromBeginning(
@@ -119,11 +127,7 @@ TEST_P(FailoverSlotTest, PromotedStandbyContinuesFromTheSynchronizedSlot) {
   config().pg_conninfo = MultiHostConninfo();
   IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd, Launch(ConfigText()));
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient primary_pg, it::PgClient::Connect(primary_->conninfo()));
-  {
-    const absl::Status ready =
-        it::WaitForSlotStreaming(primary_pg, slot(), publication(), absl::Seconds(30));
-    ASSERT_TRUE(ready.ok()) << ready << "\n" << Tail(*outboxd);
-  }
+  IT_ASSERT_OK(WaitStreaming(primary_pg, *outboxd, absl::Seconds(30)));
   IT_ASSERT_OK_AND_ASSIGN(std::string failover,
                           SlotQuery(primary_->admin_conninfo(),
                                     "SELECT failover::text FROM pg_replication_slots WHERE "
@@ -152,11 +156,7 @@ TEST_P(FailoverSlotTest, PromotedStandbyContinuesFromTheSynchronizedSlot) {
   const absl::Time failed_at = absl::Now();
   IT_ASSERT_OK(standby_->Promote());
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient new_primary, it::PgClient::Connect(standby_->conninfo()));
-  {
-    const absl::Status ready =
-        it::WaitForSlotStreaming(new_primary, slot(), publication(), absl::Seconds(60));
-    ASSERT_TRUE(ready.ok()) << ready << "\n" << Tail(*outboxd);
-  }
+  IT_ASSERT_OK(WaitStreaming(new_primary, *outboxd, absl::Seconds(60)));
   const absl::Duration reconnect = absl::Now() - failed_at;
   IT_ASSERT_OK(Load(standby_->conninfo(), 3, absl::Seconds(2), expected));
 
@@ -174,11 +174,7 @@ TEST_P(FailoverWithoutSlotTest, PromotedStandbyWithoutTheSlotIsRefused) {
   config().pg_conninfo = MultiHostConninfo();
   IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd, Launch(ConfigText()));
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient primary_pg, it::PgClient::Connect(primary_->conninfo()));
-  {
-    const absl::Status ready =
-        it::WaitForSlotStreaming(primary_pg, slot(), publication(), absl::Seconds(30));
-    ASSERT_TRUE(ready.ok()) << ready << "\n" << Tail(*outboxd);
-  }
+  IT_ASSERT_OK(WaitStreaming(primary_pg, *outboxd, absl::Seconds(30)));
   std::vector<it::ExpectedEvent> expected;
   IT_ASSERT_OK(Load(primary_->conninfo(), 1, absl::Seconds(2), expected));
   // Waits until the physical standby replayed everything, so these rows are on the new primary.

@@ -19,27 +19,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-class ServerFaultTest : public FaultsTest {
- protected:
-  // A dedicated cluster with this test's outbox table (owned by role outboxd).
-  std::unique_ptr<DedicatedCluster> NewCluster() {
-    absl::StatusOr<std::unique_ptr<DedicatedCluster>> cluster =
-        DedicatedCluster::Start(env().scripts_dir);
-    if (!cluster.ok()) {
-      ADD_FAILURE() << cluster.status();
-      return nullptr;
-    }
-    absl::StatusOr<it::PgClient> pg = it::PgClient::Connect((*cluster)->conninfo());
-    if (!pg.ok()) {
-      ADD_FAILURE() << pg.status();
-      return nullptr;
-    }
-    const absl::Status created = it::CreateOutboxTable(*pg, table());
-    EXPECT_TRUE(created.ok()) << created;
-    config().pg_conninfo = (*cluster)->conninfo();
-    return std::move(*cluster);
-  }
-};
+using ServerFaultTest = FaultsTest;
 
 TEST_F(ServerFaultTest, WalLevelNotLogical) {
   std::unique_ptr<DedicatedCluster> cluster = NewCluster();
@@ -80,25 +60,7 @@ TEST_F(ServerFaultTest, SlotInvalidatedIsLost) {
   std::unique_ptr<DedicatedCluster> cluster = NewCluster();
   ASSERT_NE(cluster, nullptr);
   IT_ASSERT_OK_AND_ASSIGN(it::PgClient admin, it::PgClient::Connect(cluster->admin_conninfo()));
-  IT_ASSERT_OK(admin.Exec("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'"));
-  IT_ASSERT_OK(admin.Exec("SELECT pg_reload_conf()"));
-  IT_ASSERT_OK(admin.Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
-                                       it::QuoteLiteral(slot()), ", 'pgoutput')")));
-  // WAL beyond the budget while the slot is inactive; a checkpoint then invalidates it.
-  IT_ASSERT_OK(admin.Exec("CREATE TABLE wal_filler (n int, pad text)"));
-  const absl::Status invalidated = it::WaitUntilOk(
-      [&]() -> absl::StatusOr<bool> {
-        IT_RETURN_IF_ERROR(admin.Exec(
-            "INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g; "
-            "SELECT pg_switch_wal(); CHECKPOINT"));
-        IT_ASSIGN_OR_RETURN(std::optional<std::string> status,
-                            admin.QueryOptional("SELECT wal_status FROM pg_replication_slots "
-                                                "WHERE slot_name = $1",
-                                                {slot()}));
-        return status == "lost";
-      },
-      absl::Seconds(60), "the slot to be invalidated", absl::Milliseconds(200));
-  IT_ASSERT_OK(invalidated);
+  IT_ASSERT_OK(InvalidateSlot(admin, slot()));
   const std::string log = ExpectExit(ConfigText(), kExitSlotLost);
   EXPECT_THAT(log, AllOf(HasSubstr("wal_status = lost"), HasSubstr("may never reach Kafka"),
                          HasSubstr("pg_drop_replication_slot"), HasSubstr("backfill")));

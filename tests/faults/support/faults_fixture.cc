@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/config_writer.h"
 #include "harness/log_tail.h"
+#include "harness/outbox_writer.h"
 #include "harness/slot.h"
 #include "harness/status_macros.h"
 #include "harness/wait.h"
@@ -107,6 +108,45 @@ absl::Status FaultsTest::WaitForConfirmed(int64_t position, absl::Duration timeo
         return confirmed.has_value() && *confirmed >= position;
       },
       timeout, absl::StrCat("slot ", config().slot, " to confirm ", it::FormatLsn(position)));
+}
+
+std::unique_ptr<DedicatedCluster> FaultsTest::NewCluster() {
+  absl::StatusOr<std::unique_ptr<DedicatedCluster>> cluster =
+      DedicatedCluster::Start(env().scripts_dir);
+  if (!cluster.ok()) {
+    ADD_FAILURE() << cluster.status();
+    return nullptr;
+  }
+  absl::StatusOr<it::PgClient> pg = it::PgClient::Connect((*cluster)->conninfo());
+  if (!pg.ok()) {
+    ADD_FAILURE() << pg.status();
+    return nullptr;
+  }
+  const absl::Status created = it::CreateOutboxTable(*pg, table());
+  EXPECT_TRUE(created.ok()) << created;
+  config().pg_conninfo = (*cluster)->conninfo();
+  return std::move(*cluster);
+}
+
+absl::Status InvalidateSlot(it::PgClient& admin, const std::string& slot) {
+  IT_RETURN_IF_ERROR(admin.Exec("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'"));
+  IT_RETURN_IF_ERROR(admin.Exec("SELECT pg_reload_conf()"));
+  IT_RETURN_IF_ERROR(admin.Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
+                                             it::QuoteLiteral(slot), ", 'pgoutput')")));
+  // WAL beyond the budget while the slot is inactive; a checkpoint then invalidates it.
+  IT_RETURN_IF_ERROR(admin.Exec("CREATE TABLE IF NOT EXISTS wal_filler (n int, pad text)"));
+  return it::WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        IT_RETURN_IF_ERROR(admin.Exec(
+            "INSERT INTO wal_filler SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g; "
+            "SELECT pg_switch_wal(); CHECKPOINT"));
+        IT_ASSIGN_OR_RETURN(std::optional<std::string> status,
+                            admin.QueryOptional("SELECT wal_status FROM pg_replication_slots "
+                                                "WHERE slot_name = $1",
+                                                {slot}));
+        return status == "lost";
+      },
+      absl::Seconds(60), "the slot to be invalidated", absl::Milliseconds(200));
 }
 
 bool LooksLikeLsn(const std::string& text) {

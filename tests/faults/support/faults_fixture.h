@@ -13,6 +13,8 @@
 #include "harness/fixture.h"
 #include "harness/kafka_consumer.h"
 #include "harness/outboxd_process.h"
+#include "harness/pg_client.h"
+#include "support/dedicated_cluster.h"
 
 namespace outboxd::faults {
 
@@ -56,6 +58,10 @@ class FaultsTest : public it::OutboxdTest {
   // returns the log for message checks, "" if outboxd did not exit.
   std::string ExpectExit(const std::string& config_text, int code);
 
+  // A dedicated cluster holding this test's outbox table (owned by role outboxd); config()
+  // points at it. nullptr (with a test failure) if it cannot start.
+  std::unique_ptr<DedicatedCluster> NewCluster();
+
   // Waits until the slot of config() has confirmed at least `position` (bytes since 0/0).
   absl::Status WaitForConfirmed(int64_t position, absl::Duration timeout = absl::Seconds(30));
 
@@ -64,6 +70,11 @@ class FaultsTest : public it::OutboxdTest {
   std::string dlq_topic_;
   std::vector<std::unique_ptr<it::OutboxdProcess>> processes_;
 };
+
+// Creates logical slot `slot` through `admin` (a superuser of a dedicated cluster) under a
+// 1 MB max_slot_wal_keep_size and writes WAL until a checkpoint invalidates it (wal_status
+// lost); the setting stays. Up to 60 s.
+absl::Status InvalidateSlot(it::PgClient& admin, const std::string& slot);
 
 // True for "X/X" in upper-case hex, as Postgres prints an LSN.
 bool LooksLikeLsn(const std::string& text);
