@@ -12,13 +12,19 @@
 #include "harness/fixture.h"
 #include "harness/kafka_consumer.h"
 #include "harness/outbox_writer.h"
+#include "harness/slot.h"
 #include "harness/status_macros.h"
+#include "harness/wait.h"
 
 namespace outboxd::it {
 namespace {
 
 class TableLessTest : public OutboxdTest {
  protected:
+  // Postgres does not flush WAL for a non-transactional message, and a walsender sends only
+  // flushed WAL: this commit of an ignored prefix's message flushes it.
+  absl::Status FlushWal() { return Emit(true, "another-app", "flush"); }
+
   absl::Status Emit(bool transactional, const std::string& prefix, const std::string& content) {
     return pg()
         .Query("SELECT pg_logical_emit_message($1::boolean, $2, $3)",
@@ -93,6 +99,42 @@ TEST_F(TableLessTest, MessagesArePublishedLikeRowsInCommitOrder) {
   EXPECT_EQ(dead[0].value, "not json at all");
   EXPECT_NE(dead[0].Header("outboxd.error").value_or("").find("not JSON"), std::string::npos);
   EXPECT_TRUE(outboxd->Running());
+}
+
+// A non-transactional message is its own unit of confirmation (one past its LSN): once it is
+// confirmed, a crash and restart resume after it, so it is not published twice.
+TEST_F(TableLessTest, ConfirmedStandaloneMessageIsNotReplayedAfterAKill) {
+  const std::string prefix = UniqueName("alone");
+  const std::string topic = Topic("Order");
+  config().message_prefixes = {prefix};
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
+  IT_ASSERT_OK_AND_ASSIGN(
+      int64_t emitted_at,
+      pg().QueryInt("SELECT pg_wal_lsn_diff(pg_logical_emit_message(false, $1, $2), "
+                    "'0/0')::bigint",
+                    {prefix, R"({"id": "m-1", "aggregatetype": "Order", "aggregateid": "a-1",
+                                 "payload": "{\"n\": 1}"})"}));
+  IT_ASSERT_OK(FlushWal());
+  IT_ASSERT_OK(WaitUntilOk(
+      [&]() -> absl::StatusOr<bool> {
+        IT_ASSIGN_OR_RETURN(std::optional<int64_t> confirmed, SlotConfirmedPosition(pg(), slot()));
+        return confirmed.has_value() && *confirmed >= emitted_at;
+      },
+      absl::Seconds(30), "the slot to confirm the standalone message"));
+  first->Kill();  // No clean shutdown: only the confirmed position decides what is replayed.
+
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * second, StartOutboxd());
+  IT_ASSERT_OK(Emit(false, prefix, R"({"id": "m-2", "aggregatetype": "Order",
+                                        "aggregateid": "a-1", "payload": "{\"n\": 2}"})"));
+  IT_ASSERT_OK(FlushWal());
+  // Waits for a third record that must not come, so a replay of m-1 would show.
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<KafkaRecord> records,
+      ConsumeFromBeginning(env().kafka_bootstrap, {{topic}, 3, absl::Seconds(10)}));
+  std::vector<std::string> ids;
+  for (const KafkaRecord& r : records) ids.push_back(r.Header("id").value_or("<none>"));
+  EXPECT_EQ(ids, (std::vector<std::string>{"m-1", "m-2"}));
+  EXPECT_TRUE(second->Running());
 }
 
 TEST_F(TableLessTest, OnlyMessagesNoTableAndAnEmptyPublication) {
