@@ -47,9 +47,11 @@ struct PostgresConfig {
   bool create_slot = true;  // Create the slot and publication when missing.
   int32_t status_interval_ms = 1000;
   // The WAL guard (pg::SlotMonitor): how often pg_replication_slots is read, and the
-  // safe_wal_size under which the slot counts as at risk (not ready); 0 disables the threshold.
+  // safe_wal_size under which the slot counts as at risk (not ready); 0 disables the threshold,
+  // kAutomaticMinSafeWal (unset) picks it from the server's max_slot_wal_keep_size.
+  static constexpr int32_t kAutomaticMinSafeWal = -1;
   int32_t slot_check_interval_ms = 5000;
-  int32_t min_safe_wal_size_mb = 1024;
+  int32_t min_safe_wal_size_mb = kAutomaticMinSafeWal;
 };
 
 // Where table.fields.additional.placement puts a column: a record header, a field of the

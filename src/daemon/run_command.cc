@@ -98,7 +98,9 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
       {.conninfo = config.postgres.conninfo,
        .slot = config.postgres.slot,
        .interval = std::chrono::milliseconds(config.postgres.slot_check_interval_ms),
-       .min_safe_wal_size_bytes = int64_t{config.postgres.min_safe_wal_size_mb} << 20},
+       .min_safe_wal_size_bytes = config.postgres.min_safe_wal_size_mb < 0
+                                      ? -1  // Automatic: from max_slot_wal_keep_size.
+                                      : int64_t{config.postgres.min_safe_wal_size_mb} << 20},
       metrics, health);
   if (auto s = slot_monitor.Start(); !s.ok()) {
     log::Error("{}", MessageOf(s));

@@ -28,7 +28,7 @@ constexpr std::string_view kWalStatuses[] = {"reserved", "extended", "unreserved
 SlotMonitor::SlotMonitor(SlotMonitorOptions options, metrics::RelayMetrics& metrics,
                          metrics::Health& health)
     : options_(std::move(options)),
-      policy_{.slot = options_.slot, .min_safe_wal_size_bytes = options_.min_safe_wal_size_bytes},
+      policy_{.slot = options_.slot},
       metrics_(metrics),
       health_(health) {}
 
@@ -114,14 +114,18 @@ absl::Status SlotMonitor::Connect() {
   if (!limit.ok()) return limit.status();
   // In MB (the setting's unit); -1 means unlimited.
   const std::string limit_mb(PQntuples(limit->get()) == 1 ? Value(limit->get(), 0, 0) : "-1");
-  const int64_t threshold_mb = options_.min_safe_wal_size_bytes >> 20;
+  const int64_t limit_value = std::strtoll(limit_mb.c_str(), nullptr, 10);
+  const bool automatic = options_.min_safe_wal_size_bytes < 0;
+  policy_.min_safe_wal_size_bytes =
+      EffectiveMinSafeWal(options_.min_safe_wal_size_bytes, limit_value);
+  const int64_t threshold_mb = policy_.min_safe_wal_size_bytes >> 20;
   log::Info(
       "slot monitor: watching slot {} every {} ms (max_slot_wal_keep_size = {} MB, "
-      "min_safe_wal_size_mb = {})",
-      options_.slot, options_.interval.count(), limit_mb, threshold_mb);
+      "min_safe_wal_size_mb = {}{})",
+      options_.slot, options_.interval.count(), limit_mb, threshold_mb,
+      automatic ? ", automatic" : "");
   // safe_wal_size of a slot that is fully caught up is about the limit, so a threshold at or
   // above it keeps outboxd unready for good.
-  const int64_t limit_value = std::strtoll(limit_mb.c_str(), nullptr, 10);
   if (limit_value >= 0 && threshold_mb > 0 && threshold_mb >= limit_value) {
     log::Warn(
         "slot monitor: min_safe_wal_size_mb = {} is not below max_slot_wal_keep_size = {} MB, "

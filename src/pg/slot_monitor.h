@@ -31,7 +31,9 @@ struct SlotMonitorOptions {
   std::string conninfo;  // [postgres] conninfo; opened as an ordinary session.
   std::string slot;
   std::chrono::milliseconds interval{5000};  // [postgres] slot_check_interval_ms
-  int64_t min_safe_wal_size_bytes = 0;       // [postgres] min_safe_wal_size_mb; 0: no threshold
+  // [postgres] min_safe_wal_size_mb in bytes; 0: no threshold; < 0: automatic
+  // (EffectiveMinSafeWal, once max_slot_wal_keep_size is read).
+  int64_t min_safe_wal_size_bytes = -1;
 };
 
 class SlotMonitor {
@@ -66,7 +68,7 @@ class SlotMonitor {
   bool WaitOrStop(std::chrono::milliseconds delay) const;
 
   const SlotMonitorOptions options_;
-  const SlotPolicy policy_;
+  SlotPolicy policy_;  // Its threshold is set at each Connect() (the server's setting).
   metrics::RelayMetrics& metrics_;
   metrics::Health& health_;
   int wake_fd_ = -1;  // eventfd; readable once Stop() is called.

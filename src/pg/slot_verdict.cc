@@ -1,5 +1,7 @@
 #include "pg/slot_verdict.h"
 
+#include <algorithm>
+
 #include "common/strings.h"
 #include "fmt/format.h"
 
@@ -86,6 +88,13 @@ SlotVerdict JudgeSlot(const SlotState& state, const SlotPolicy& policy,
           .reason = Concat("slot ", policy.slot, " safe: wal_status ", StatusText(state),
                            ", safe_wal_size ", FormatWalSize(state.safe_wal_size_bytes)),
           .detail = Concat("replication slot ", policy.slot, " is safe: ", Numbers(state))};
+}
+
+int64_t EffectiveMinSafeWal(int64_t configured_bytes, int64_t limit_mb) {
+  if (configured_bytes >= 0) return configured_bytes;
+  constexpr int64_t kDefault = int64_t{1024} << 20;
+  if (limit_mb < 0) return kDefault;
+  return std::min(kDefault, (limit_mb << 20) / 4);
 }
 
 std::string LostSlotMessage(std::string_view slot, const SlotState& state, Lsn last_confirmed) {

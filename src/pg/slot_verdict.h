@@ -35,6 +35,11 @@ struct SlotHistory {
   Lsn last_confirmed;  // Its confirmed_flush_lsn then.
 };
 
+// The safe_wal_size threshold in bytes: `configured_bytes` when set (>= 0), else 1 GiB capped
+// at a quarter of max_slot_wal_keep_size (`limit_mb`, -1 = unlimited), so a small cap does not
+// keep a caught-up slot (whose safe_wal_size is about the cap) at risk for good.
+int64_t EffectiveMinSafeWal(int64_t configured_bytes, int64_t limit_mb);
+
 // Judges `state` of `policy.slot`. A slot missing now that `history` saw was dropped under
 // outboxd: that is lost too (outboxd never silently recreates it).
 SlotVerdict JudgeSlot(const SlotState& state, const SlotPolicy& policy, const SlotHistory& history);

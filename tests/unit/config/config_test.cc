@@ -77,7 +77,7 @@ TEST(ParseConfigTest, MinimalFileGetsDebeziumDefaults) {
   EXPECT_TRUE(config->postgres.create_slot);
   EXPECT_EQ(config->postgres.status_interval_ms, 1000);
   EXPECT_EQ(config->postgres.slot_check_interval_ms, 5000);
-  EXPECT_EQ(config->postgres.min_safe_wal_size_mb, 1024);
+  EXPECT_EQ(config->postgres.min_safe_wal_size_mb, PostgresConfig::kAutomaticMinSafeWal);
   const OutboxConfig& outbox = config->outbox;
   EXPECT_EQ(outbox.topic, "outbox.event.${aggregatetype}");
   EXPECT_EQ(outbox.id_column, "id");

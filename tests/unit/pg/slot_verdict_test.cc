@@ -142,5 +142,24 @@ TEST(SlotStateSqlTest, ReadsInvalidationReasonOnlyFromPostgres17) {
   EXPECT_THAT(SlotStateSql("'s'", 170000), HasSubstr("s.invalidation_reason"));
 }
 
+// Unset, the threshold follows the server's cap: 1 GiB, but never more than a quarter of
+// max_slot_wal_keep_size, else a caught-up slot (safe_wal_size about the cap) is never safe.
+TEST(EffectiveMinSafeWalTest, AutomaticUnlessConfigured) {
+  EXPECT_EQ(EffectiveMinSafeWal(-1, -1), 1024 * kMiB);     // Unlimited WAL: the default.
+  EXPECT_EQ(EffectiveMinSafeWal(-1, 65536), 1024 * kMiB);  // 64 GB cap: the default.
+  EXPECT_EQ(EffectiveMinSafeWal(-1, 1024), 256 * kMiB);    // 1 GB cap: a quarter.
+  EXPECT_EQ(EffectiveMinSafeWal(-1, 16), 4 * kMiB);
+  EXPECT_EQ(EffectiveMinSafeWal(512 * kMiB, 1024), 512 * kMiB);  // Configured: kept as is.
+  EXPECT_EQ(EffectiveMinSafeWal(0, 1024), 0);                    // 0: off.
+}
+
+TEST(EffectiveMinSafeWalTest, CaughtUpSlotUnderASmallCapIsSafeByDefault) {
+  // max_slot_wal_keep_size = 1GB and a caught-up slot: safe_wal_size is about 1 GB.
+  const SlotPolicy policy{.slot = "orders_slot",
+                          .min_safe_wal_size_bytes = EffectiveMinSafeWal(-1, 1024)};
+  EXPECT_EQ(JudgeSlot(Row("reserved", 1000 * kMiB), policy, {}).risk, SlotRisk::kSafe);
+  EXPECT_EQ(JudgeSlot(Row("reserved", 100 * kMiB), policy, {}).risk, SlotRisk::kAtRisk);
+}
+
 }  // namespace
 }  // namespace outboxd::pg
