@@ -100,6 +100,9 @@ absl::Status Pipeline::PollOnce() {
   auto wait =
       std::chrono::duration_cast<std::chrono::milliseconds>(session_->next_status_due() - now);
   if (!reading) wait = std::min<std::chrono::milliseconds>(wait, kBlockedRetry);
+  // A round that stopped at kMaxMessagesPerRound may have left whole messages in libpq's
+  // buffer while the socket is quiet: waiting in poll() then stalls a drain for nothing.
+  if (reading && session_->MayHaveBufferedInput()) wait = std::chrono::milliseconds(0);
   const int timeout_ms = static_cast<int>(std::max<int64_t>(0, wait.count()));
   if (ctx_.connectors.poll(fds, 3, timeout_ms) < 0 && errno != EINTR) {
     return absl::InternalError(Concat("poll failed: errno ", errno));

@@ -25,7 +25,8 @@ absl::StatusOr<std::optional<WalMessage>> ReplicationSession::Next() {
   while (true) {
     auto buffer = channel_->Read();
     if (!buffer.ok()) return buffer.status();
-    if (!buffer->has_value()) return std::optional<WalMessage>();
+    may_have_input_ = buffer->has_value();
+    if (!may_have_input_) return std::optional<WalMessage>();
     auto copy = pg::ParseCopyMessage((*buffer)->view());
     if (!copy.ok()) return copy.status();
     if (const auto* xlog = std::get_if<pg::XLogData>(&*copy)) {

@@ -50,6 +50,9 @@ class ReplicationSession {
   absl::Status SendStatus();
 
   int socket() const { return channel_->socket(); }
+  // True unless the last Next() found nothing: libpq may then still hold whole messages it
+  // read off the socket, which poll() cannot see, so the loop must not wait before reading.
+  bool MayHaveBufferedInput() const { return may_have_input_; }
   bool HasPendingOutput() const { return channel_->HasPendingOutput(); }
   absl::Status FlushOutput() { return channel_->Flush(); }
   // When SendStatusIfDue() will next have something to do: the loop's poll deadline.
@@ -67,10 +70,11 @@ class ReplicationSession {
   const std::chrono::milliseconds status_interval_;
   metrics::RelayMetrics& metrics_;
 
-  Lsn received_lsn_;    // Newest WAL position received.
-  Lsn keepalive_lsn_;   // Newest keepalive WAL end: safe whenever the tracker is idle.
-  Lsn server_wal_end_;  // Newest end of WAL the server reported.
-  Lsn confirmed_lsn_;   // Newest flush position sent; never goes back.
+  Lsn received_lsn_;            // Newest WAL position received.
+  Lsn keepalive_lsn_;           // Newest keepalive WAL end: safe whenever the tracker is idle.
+  Lsn server_wal_end_;          // Newest end of WAL the server reported.
+  Lsn confirmed_lsn_;           // Newest flush position sent; never goes back.
+  bool may_have_input_ = true;  // See MayHaveBufferedInput().
   std::chrono::steady_clock::time_point next_status_;  // Heartbeat deadline.
   std::chrono::steady_clock::time_point last_status_;  // When the last update was sent.
   // Since when the confirmable position is ahead of the confirmed one (stage metrics).

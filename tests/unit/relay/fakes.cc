@@ -55,7 +55,7 @@ absl::StatusOr<std::optional<pg::CopyBuffer>> FakeChannel::Read() {
   }
   pg::CopyBuffer buffer(std::move(frames_.front()));
   frames_.pop_front();
-  readable_.Set(!frames_.empty());
+  readable_.Set(!frames_.empty() && !log_.quiet_after_first_read);
   return std::optional<pg::CopyBuffer>(std::move(buffer));
 }
 

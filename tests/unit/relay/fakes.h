@@ -64,6 +64,9 @@ struct ChannelLog {
   std::vector<std::string> status_updates;
   int opened = 0;
   int fail_sends_after = -1;  // Once this many updates were sent, SendStatus fails (-1: never).
+  // Like libpq after one recv() took in every frame: the socket stops being readable after the
+  // first Read although frames remain buffered.
+  bool quiet_after_first_read = false;
 };
 
 class FakeChannel final : public pg::ReplicationChannel {

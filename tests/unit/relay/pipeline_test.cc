@@ -207,6 +207,20 @@ TEST_F(PipelineTest, NeverConfirmsWhatKafkaHasNotAcknowledged) {
   EXPECT_EQ(metrics_.replication_lag_bytes.value(), 0x5000);
 }
 
+TEST_F(PipelineTest, ReadsWhatLibpqBufferedWithoutWaitingForTheSocket) {
+  // One recv() can bring in more messages than a read round takes; the rest sit in libpq's
+  // buffer and poll() sees a quiet socket. Waiting then stalled a drain until the next
+  // status update (1 s here) although the messages were already in memory.
+  acks_enabled_ = false;  // No delivery reports to wake the loop either.
+  channel_log_.quiet_after_first_read = true;
+  QueueTransaction(Lsn(0x100000), 3000);
+  config_.relay.shutdown_timeout_ms = 100;
+  StopAfter(std::chrono::milliseconds(500));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(produced_.size(), 3000u);
+  EXPECT_EQ(metrics_.transactions.value(), 1u);
+}
+
 TEST_F(PipelineTest, IdleOutboxStillConfirmsTheKeepaliveWalEnd) {
   frames_.push_back(KeepaliveFrame(Lsn(0x9000), false));
   StopAfter(std::chrono::seconds(2));
