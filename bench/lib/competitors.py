@@ -26,10 +26,10 @@ class RecvLogical:
 
     def drain(self, shape, end_lsn):
         start = time.monotonic()
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(self.svc.wrap(
             [os.path.join(self.svc.pg_bin, "pg_recvlogical"), "-d", self.svc.admin, "--slot",
              self.slot(shape), "--start", "--endpos", end_lsn, "-o", "proto_version=1", "-o",
-             f"publication_names={BENCH_PUBLICATION}", "-f", "/dev/null", "--no-loop"])
+             f"publication_names={BENCH_PUBLICATION}", "-f", "/dev/null", "--no-loop"]))
         usage, rc = wait_usage(proc)
         if rc != 0:
             raise RuntimeError(f"pg_recvlogical exited {rc}")
@@ -37,11 +37,11 @@ class RecvLogical:
                 "peak_rss_kb": usage.peak_rss_kb}
 
     def start_steady(self, shape):
-        self.proc = subprocess.Popen(
+        self.proc = subprocess.Popen(self.svc.wrap(
             [os.path.join(self.svc.pg_bin, "pg_recvlogical"), "-d", self.svc.admin, "--slot",
              self.slot(shape), "--start", "-o", "proto_version=1", "-o",
              f"publication_names={BENCH_PUBLICATION}", "-f", "/dev/null", "-F", "1",
-             "--no-loop"])
+             "--no-loop"]))
         time.sleep(1)
         return self.proc.pid
 
@@ -86,7 +86,7 @@ tables = ["public.outbox"]
         config = self.write_config(shape, http_port)
         self.log_path = os.path.join(self.workdir, f"outboxd-{shape}.log")
         with open(self.log_path, "ab") as log_file:
-            self.proc = subprocess.Popen([self.binary, "run", "--config", config],
+            self.proc = subprocess.Popen(self.svc.wrap([self.binary, "run", "--config", config]),
                                          stderr=log_file, stdout=log_file)
         return self.proc.pid
 

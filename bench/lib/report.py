@@ -13,41 +13,60 @@ def ratio(a, b):
     return f"{a / b:.2f}×" if a and b else "–"
 
 
+DBZ = ("debezium", "debezium-tuned")
+
+
 def drain_table(drain):
-    lines = [
-        "| shape | rows | payload | tx rows | partitions | pg_recvlogical ev/s | outboxd ev/s "
-        "| outboxd MB/s | **outboxd / pg_recvlogical** | CPU s / M events (recv / outboxd) "
-        "| peak RSS MB (recv / outboxd) | load avg |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    dbz = [d for d in DBZ if any(d in shape["results"] for shape in drain.values())]
+    head = ("| shape | rows | payload | tx rows | partitions | pg_recvlogical ev/s | outboxd ev/s "
+            "| outboxd MB/s | **outboxd / pg_recvlogical** ")
+    for d in dbz:
+        head += f"| {d} ev/s (from start / from RUNNING) | outboxd / {d} (start / RUNNING) "
+    names = " / ".join(["recv", "outboxd", *dbz])
+    head += f"| CPU s / M events ({names}) | peak RSS MB ({names}) | load avg |"
+    lines = [head, "|---|" + "---:|" * (10 + 2 * len(dbz))]
     for name, shape in drain.items():
-        r, o = shape["results"]["pg_recvlogical"], shape["results"]["outboxd"]
-        lines.append(
-            f"| {name} | {fmt(shape['rows'])} | {shape['payload']} B | {fmt(shape['tx_rows'])} "
-            f"| {shape['partitions']} | {fmt(r['events_per_s'])} | {fmt(o['events_per_s'])} "
-            f"| {fmt(o['mb_per_s'], 1)} | **{ratio(o['events_per_s'], r['events_per_s'])}** "
-            f"| {fmt(r['cpu_s_per_million'], 1)} / {fmt(o['cpu_s_per_million'], 1)} "
-            f"| {fmt(r['peak_rss_kb'] / 1024, 0)} / {fmt(o['peak_rss_kb'] / 1024, 0)} "
-            f"| {o['load_avg_1m']:.1f} |")
+        res = shape["results"]
+        r, o = res["pg_recvlogical"], res["outboxd"]
+        row = (f"| {name} | {fmt(shape['rows'])} | {shape['payload']} B "
+               f"| {fmt(shape['tx_rows'])} | {shape['partitions']} | {fmt(r['events_per_s'])} "
+               f"| {fmt(o['events_per_s'])} | {fmt(o['mb_per_s'], 1)} "
+               f"| **{ratio(o['events_per_s'], r['events_per_s'])}** ")
+        for d in dbz:
+            x = res.get(d, {})
+            row += (f"| {fmt(x.get('events_per_s'))} / {fmt(x.get('events_per_s_from_running'))} "
+                    f"| {ratio(o['events_per_s'], x.get('events_per_s'))} / "
+                    f"{ratio(o['events_per_s'], x.get('events_per_s_from_running'))} ")
+        comps = [r, o, *(res.get(d, {}) for d in dbz)]
+        row += ("| " + " / ".join(fmt(c.get("cpu_s_per_million"), 1) for c in comps) + " | "
+                + " / ".join(fmt(c["peak_rss_kb"] / 1024 if c else None, 0) for c in comps)
+                + f" | {o['load_avg_1m']:.1f} |")
+        lines.append(row)
     return lines
 
 
 def steady_table(steady):
     lines = [
-        "| shape | events/s reached | outboxd p50 / p99 / p99.9 / max ms (commit→append) "
-        "| catch-up after load s | CPU µs/event (recv / outboxd) | outboxd peak RSS MB "
-        "| load avg |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| shape | competitor | events/s reached | p50 / p99 / p99.9 / max ms (commit→append) "
+        "| catch-up after load s | CPU µs/event | peak RSS MB | load avg |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, shape in steady.items():
-        o, r = shape["results"]["outboxd"], shape["results"]["pg_recvlogical"]
-        lines.append(
-            f"| {name} ({shape['rate']}/s target) | {fmt(o['events_per_s'])} "
-            f"| {fmt(o.get('p50_ms'), 1)} / {fmt(o.get('p99_ms'), 1)} / "
-            f"{fmt(o.get('p999_ms'), 1)} / {fmt(o.get('max_ms'), 1)} "
-            f"| {fmt(o['catch_up_s'], 2)} | {fmt(r['cpu_us_per_event'], 1)} / "
-            f"{fmt(o['cpu_us_per_event'], 1)} | {fmt(o['peak_rss_kb'] / 1024, 0)} "
-            f"| {o['load_avg_1m']:.1f} |")
+        for comp, o in shape["results"].items():
+            lat = (f"{fmt(o.get('p50_ms'), 1)} / {fmt(o.get('p99_ms'), 1)} / "
+                   f"{fmt(o.get('p999_ms'), 1)} / {fmt(o.get('max_ms'), 1)}"
+                   if "p50_ms" in o else "– (no Kafka)")
+            lines.append(
+                f"| {name} ({shape['rate']}/s target) | {comp} | {fmt(o['events_per_s'])} "
+                f"| {lat} | {fmt(o.get('catch_up_s'), 2)} | {fmt(o['cpu_us_per_event'], 1)} "
+                f"| {fmt(o['peak_rss_kb'] / 1024, 0)} | {o['load_avg_1m']:.1f} |")
+    gaps = [(name, shape["results"]["outboxd"].get("p99_ms"),
+             shape["results"].get("naive-relay", {}).get("p99_ms"))
+            for name, shape in steady.items()]
+    gaps = [f"{n}: {o - r:+.1f} ms" for n, o, r in gaps if o is not None and r is not None]
+    if gaps:
+        lines += ["", "outboxd p99 minus the naive relay's p99 in the same run (target ≤ +2 ms): "
+                  + "; ".join(gaps) + "."]
     return lines
 
 
@@ -71,6 +90,9 @@ def write(results, out_dir):
           f"librdkafka {v['librdkafka']}; outboxd {v['outboxd']}; median of "
           f"{results['repeats']} run(s) per drain; load average (1 min) at each figure's "
           f"start in the last column.", ""]
+    if results.get("pin_broker"):
+        md += ["Broker pinned: Kafka on CPU 0; Postgres, pgbench and the competitor on CPU 1 "
+               "(taskset).", ""]
     if results["kafka_overrides"]:
         md += [f"outboxd [kafka] overrides: {', '.join(results['kafka_overrides'])}", ""]
     if results["drain"]:
@@ -93,11 +115,13 @@ def charts(results, out_dir):
     if results["drain"]:
         names = list(results["drain"])
         fig, ax = plt.subplots(figsize=(10, 4.5))
-        width = 0.4
-        for i, comp in enumerate(["pg_recvlogical", "outboxd"]):
+        comps = [c for c in ["pg_recvlogical", "outboxd", *DBZ]
+                 if all(c in results["drain"][n]["results"] for n in names)]
+        width = 0.8 / len(comps)
+        for i, comp in enumerate(comps):
             vals = [results["drain"][n]["results"][comp]["events_per_s"] for n in names]
             ax.bar([x + i * width for x in range(len(names))], vals, width, label=comp)
-        ax.set_xticks([x + width / 2 for x in range(len(names))], names, rotation=20,
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(names))], names, rotation=20,
                       ha="right")
         ax.set_ylabel("events/s (backlog drain)")
         ax.legend()
@@ -107,13 +131,15 @@ def charts(results, out_dir):
     if results["steady"]:
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for name, shape in results["steady"].items():
-            lat = shape["results"]["outboxd"].get("latency_ms_sorted_sample", [])
-            if lat:
-                ax.plot(lat, [i / len(lat) for i in range(len(lat))], label=name)
+            for comp, r in shape["results"].items():
+                lat = r.get("latency_ms_sorted_sample", [])
+                if lat:
+                    ax.plot(lat, [i / len(lat) for i in range(len(lat))],
+                            label=f"{name} {comp}")
         ax.set_xscale("log")
         ax.set_xlabel("commit → broker append (ms)")
         ax.set_ylabel("fraction of records")
-        ax.set_title("outboxd latency CDF")
+        ax.set_title("commit → append latency CDF")
         ax.legend()
         ax.grid(True, which="both", alpha=0.3)
         fig.tight_layout()

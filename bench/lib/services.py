@@ -57,6 +57,33 @@ class Services:
         self.conninfo = self.env["OUTBOXD_TEST_PG_CONNINFO"]
         self.bootstrap = self.env["OUTBOXD_TEST_KAFKA_BOOTSTRAP"]
 
+    # --pin-broker: the broker on one core, Postgres, the load and the competitor on the other,
+    # so the broker's own work cannot starve the walsender (issue 9, target 2).
+    pinned = None
+
+    def pin_broker(self, broker_cpu="0", rest_cpu="1"):
+        """Pins the running Kafka JVM (all threads) and every Postgres process; new backends
+        inherit the postmaster's mask. Competitors and pgbench go through wrap()."""
+        with open(os.path.join(self.dir, "kafka", "pid")) as f:
+            kafka = f.read().strip()
+        subprocess.run(["taskset", "-a", "-p", "-c", broker_cpu, kafka], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(os.path.join(self.dir, "pg", "data", "postmaster.pid")) as f:
+            postmaster = f.readline().strip()
+        children = subprocess.run(["pgrep", "-P", postmaster], capture_output=True,
+                                  text=True).stdout.split()
+        for pid in [postmaster, *children]:
+            subprocess.run(["taskset", "-p", "-c", rest_cpu, pid], check=True,
+                           stdout=subprocess.DEVNULL)
+        Services.pinned = rest_cpu
+        log(f"pinned Kafka (pid {kafka}) to CPU {broker_cpu}; Postgres, load and competitors "
+            f"to CPU {rest_cpu}")
+
+    @staticmethod
+    def wrap(cmd):
+        """`cmd` under taskset when the broker is pinned, else unchanged."""
+        return ["taskset", "-c", Services.pinned, *cmd] if Services.pinned else list(cmd)
+
     def close(self):
         if not self.owned:
             return

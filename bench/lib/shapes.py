@@ -98,6 +98,10 @@ def build_backlog(svc, shape):
 
 def run_drain(svc, competitors, shape, repeats):
     reset_schema(svc, competitors, shape, repeats)
+    for run in run_names(shape, repeats):
+        for c in competitors:
+            if hasattr(c, "prime"):
+                c.prime(run, aggregate(shape), shape.partitions)
     end_lsn, _ = build_backlog(svc, shape)
     row_bytes = int(svc.sql("SELECT coalesce(avg(pg_column_size(payload)), 0)::int + 60 "
                             "FROM (SELECT payload FROM public.outbox LIMIT 1000) s"))
@@ -111,6 +115,8 @@ def run_drain(svc, competitors, shape, repeats):
             r["events_per_s"] = shape.rows / r["seconds"]
             r["mb_per_s"] = shape.rows * row_bytes / r["seconds"] / 1e6
             r["cpu_s_per_million"] = r["cpu_s"] * 1e6 / shape.rows
+            if "seconds_from_running" in r:
+                r["events_per_s_from_running"] = shape.rows / r["seconds_from_running"]
             log(f"{run} {c.name}: {r['seconds']:.2f}s {r['events_per_s']:.0f} ev/s "
                 f"cpu {r['cpu_s']:.2f}s rss {r['peak_rss_kb']} kB load {load:.1f}")
             runs[c.name].append(r)
@@ -134,9 +140,10 @@ def pgbench(svc, workdir, shape):
     script = os.path.join(workdir, "insert.sql")
     with open(script, "w") as f:
         f.write(INSERT_SQL)
-    out = subprocess.run(
+    out = subprocess.run(svc.wrap(
         [os.path.join(svc.pg_bin, "pgbench"), svc.conninfo, "-n", "-c", "4", "-j", "2", "-R",
-         str(shape.rate), "-T", str(shape.seconds), "-D", f"shape={aggregate(shape)}", "-f", script],
+         str(shape.rate), "-T", str(shape.seconds), "-D", f"shape={aggregate(shape)}", "-f",
+         script]),
         capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"pgbench failed: {out.stderr[-2000:]}")

@@ -4,6 +4,8 @@ import threading
 import time
 
 from .competitors import Outboxd
+from .debezium import Debezium
+from .naive import NaiveRelay
 from .services import load_average, log, proc_cpu_s, proc_hwm_kb
 from .shapes import (Steady, aggregate, pgbench, percentiles, read_latencies, reset_schema,
                      topic)
@@ -44,6 +46,41 @@ def steady_outboxd(svc, workdir, outboxd, shape):
     return r, lat
 
 
+def steady_debezium(svc, workdir, dbz, shape):
+    run = slot_run(shape)
+    dbz.prime(run, aggregate(shape), shape.partitions)
+    pid = dbz.start_measured(run)
+    load, cpu0 = load_average(), proc_cpu_s(pid)
+    events = pgbench(svc, workdir, shape)
+    r = dbz.finish_measured(run, timeout_s=600)
+    lat = read_latencies(svc, dbz.topic_of(run), events)
+    cpu = r["cpu_s"] - cpu0
+    r.update({"events": events, "events_per_s": events / shape.seconds, "cpu_s": cpu,
+              "cpu_us_per_event": cpu * 1e6 / max(events, 1),
+              "catch_up_s": max(r["seconds_from_running"] - shape.seconds, 0.0),
+              "load_avg_1m": load, **percentiles(lat)})
+    return r, lat
+
+
+def steady_naive(svc, workdir, naive, shape):
+    pid = naive.start(slot_run(shape), aggregate(shape), shape.partitions)
+    svc.sql("INSERT INTO public.outbox (aggregatetype, aggregateid, type, payload) "
+            f"VALUES ('{aggregate(shape)}', 'warm-up', 'T', '{{\"us\": 0}}')")
+    naive.wait_records(aggregate(shape), 1, 60)
+    load, cpu0 = load_average(), proc_cpu_s(pid)
+    start = time.monotonic()
+    events = pgbench(svc, workdir, shape)
+    naive.wait_records(aggregate(shape), events + 1, 300)
+    catch_up = time.monotonic() - start - shape.seconds
+    cpu, hwm, _ = naive.stop()
+    cpu -= cpu0
+    lat = read_latencies(svc, naive.topic(aggregate(shape)), events)
+    r = {"events": events, "events_per_s": events / shape.seconds, "cpu_s": cpu,
+         "cpu_us_per_event": cpu * 1e6 / max(events, 1), "peak_rss_kb": hwm,
+         "catch_up_s": max(catch_up, 0.0), "load_avg_1m": load, **percentiles(lat)}
+    return r, lat
+
+
 def steady_recvlogical(svc, workdir, recv, shape):
     pid = recv.start_steady(slot_run(shape))
     load, cpu0 = load_average(), proc_cpu_s(pid)
@@ -64,8 +101,10 @@ def run_steady(svc, workdir, competitors, shape):
     for c in competitors:
         svc.sql(f"SELECT pg_create_logical_replication_slot('{c.slot(slot_run(shape))}', "
                 "'pgoutput')")
-        if isinstance(c, Outboxd):
-            r, lat = steady_outboxd(svc, workdir, c, shape)
+        if isinstance(c, (Outboxd, Debezium, NaiveRelay)):
+            run = {Outboxd: steady_outboxd, Debezium: steady_debezium,
+                   NaiveRelay: steady_naive}[type(c)]
+            r, lat = run(svc, workdir, c, shape)
             r["latency_ms_sorted_sample"] = sorted(lat)[:: max(1, len(lat) // 2000)]
         else:
             r = steady_recvlogical(svc, workdir, c, shape)
