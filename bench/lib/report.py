@@ -90,6 +90,8 @@ def write(results, out_dir):
           f"librdkafka {v['librdkafka']}; outboxd {v['outboxd']}; median of "
           f"{results['repeats']} run(s) per drain; load average (1 min) at each figure's "
           f"start in the last column.", ""]
+    if results.get("command"):
+        md += [f"Command: `{results['command']}`", ""]
     if results.get("pin_broker"):
         md += ["Broker pinned: Kafka on CPU 0; Postgres, pgbench and the competitor on CPU 1 "
                "(taskset).", ""]
