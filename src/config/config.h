@@ -79,6 +79,22 @@ enum class InvalidOpBehavior { kWarn, kError, kFatal };
 // is empty (empty_keys) or whose id, key or type is NULL (null_keys).
 enum class KeyPolicy { kDeadLetter, kPublish };
 
+// [outbox] format: what a record's value and headers carry (README "Event formats").
+// kRaw is the Event Router's output (Debezium-compatible); the others follow
+// proto/outboxd/v1/event.proto.
+enum class Format { kRaw, kEnvelopeJson, kEnvelopeProtobuf, kCloudEvents };
+// The CloudEvents Kafka protocol binding's content modes.
+enum class CloudEventsMode { kBinary, kStructured };
+
+// A column of the event contract's mapping (type_column, occurred_at_column, ...). A column
+// left at its default name that a table lacks leaves its field unset; one set explicitly
+// (`required`) must exist, which start-up checks (outbox/mapping_check.h).
+struct ContractColumn {
+  std::string name;
+  bool required = false;
+  friend bool operator==(const ContractColumn&, const ContractColumn&) = default;
+};
+
 // Defaults are those of Debezium's Outbox Event Router, except where noted.
 struct OutboxConfig {
   // route.topic.replacement, applied to the routing value when topic_regex matches it whole
@@ -115,6 +131,19 @@ struct OutboxConfig {
   // whose payload is not goes to the dead-letter topic. json/jsonb are valid by construction
   // and bytea is raw bytes, so neither is checked.
   bool validate_json = false;
+  Format format = Format::kRaw;
+  CloudEventsMode cloudevents_mode = CloudEventsMode::kBinary;
+  // ce_source; empty = "/outboxd/<schema.table>" (the prefix for a table-less event).
+  std::string cloudevents_source;
+  // The contract's mapped columns. traceparent/tracestate also become W3C trace-context
+  // headers in the raw format.
+  ContractColumn type_column{"type"};
+  ContractColumn occurred_at_column{"occurred_at"};  // timestamptz or timestamp.
+  ContractColumn correlation_id_column{"correlation_id"};
+  ContractColumn causation_id_column{"causation_id"};
+  ContractColumn traceparent_column{"traceparent"};
+  ContractColumn tracestate_column{"tracestate"};
+  ContractColumn content_type_column{"content_type"};
 };
 
 struct RelayConfig {

@@ -32,7 +32,17 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
                                             "empty_keys",
                                             "null_keys",
                                             "dead_letter_topic",
-                                            "validate_json"};
+                                            "validate_json",
+                                            "format",
+                                            "cloudevents_mode",
+                                            "cloudevents_source",
+                                            "type_column",
+                                            "occurred_at_column",
+                                            "correlation_id_column",
+                                            "causation_id_column",
+                                            "traceparent_column",
+                                            "tracestate_column",
+                                            "content_type_column"};
 constexpr std::string_view kTopicExample = R"(topic = "outbox.event.${aggregatetype}")";
 constexpr std::string_view kPlacementExample = R"(additional_placement = ["type:header:type"])";
 
@@ -74,6 +84,17 @@ constexpr std::array<std::pair<std::string_view, Placement>, 3> kPlacements = {{
     {"header", Placement::kHeader},
     {"envelope", Placement::kEnvelope},
     {"partition", Placement::kPartition},
+}};
+
+constexpr std::array<std::pair<std::string_view, Format>, 4> kFormats = {{
+    {"raw", Format::kRaw},
+    {"envelope-json", Format::kEnvelopeJson},
+    {"envelope-protobuf", Format::kEnvelopeProtobuf},
+    {"cloudevents", Format::kCloudEvents},
+}};
+constexpr std::array<std::pair<std::string_view, CloudEventsMode>, 2> kCloudEventsModes = {{
+    {"binary", CloudEventsMode::kBinary},
+    {"structured", CloudEventsMode::kStructured},
 }};
 
 // Compiles the route like the mapper will and checks the replacement's fixed characters; the
@@ -165,6 +186,50 @@ absl::Status ReadColumns(const SectionReader& reader, OutboxConfig& out) {
                            out.timestamp_column);
 }
 
+// The event contract's format and mapping keys (README "Event formats").
+absl::Status ReadContract(const SectionReader& reader, OutboxConfig& out) {
+  if (auto s = ReadChoice(reader, "format", kFormats, out.format); !s.ok()) return s;
+  if (auto s = ReadChoice(reader, "cloudevents_mode", kCloudEventsModes, out.cloudevents_mode);
+      !s.ok()) {
+    return s;
+  }
+  constexpr std::string_view kSourceExample = R"(cloudevents_source = "/orders-service")";
+  if (auto s = reader.ReadString("cloudevents_source", kSourceExample, out.cloudevents_source);
+      !s.ok()) {
+    return s;
+  }
+  // A URI-reference has no spaces or control characters (RFC 3986); catch the obvious slips.
+  if (std::any_of(out.cloudevents_source.begin(), out.cloudevents_source.end(),
+                  [](char c) { return static_cast<unsigned char>(c) <= ' '; })) {
+    return reader.Error(
+        "cloudevents_source",
+        fmt::format("is \"{}\", which is not a URI-reference (it holds a space "
+                    "or control character)",
+                    out.cloudevents_source),
+        fmt::format("write e.g. {} (percent-encode spaces as %20)", kSourceExample));
+  }
+  if (out.format != Format::kCloudEvents &&
+      (reader.Has("cloudevents_mode") || reader.Has("cloudevents_source"))) {
+    return reader.Error(reader.Has("cloudevents_mode") ? "cloudevents_mode" : "cloudevents_source",
+                        "applies only to format = \"cloudevents\"",
+                        "set format = \"cloudevents\" or remove the key");
+  }
+  for (auto [key, field] : {
+           std::pair{"type_column", &out.type_column},
+           std::pair{"occurred_at_column", &out.occurred_at_column},
+           std::pair{"correlation_id_column", &out.correlation_id_column},
+           std::pair{"causation_id_column", &out.causation_id_column},
+           std::pair{"traceparent_column", &out.traceparent_column},
+           std::pair{"tracestate_column", &out.tracestate_column},
+           std::pair{"content_type_column", &out.content_type_column},
+       }) {
+    const std::string default_name = field->name;
+    if (auto s = ReadColumn(reader, key, default_name, field->name); !s.ok()) return s;
+    field->required = reader.Has(key);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadBools(const SectionReader& reader, OutboxConfig& out) {
   for (auto [key, field] : {
            std::pair{"tombstone_on_empty_payload", &out.tombstone_on_empty_payload},
@@ -234,6 +299,7 @@ absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
   if (auto s = ReadBools(reader, out); !s.ok()) return s;
   if (auto s = ReadChoices(reader, out); !s.ok()) return s;
   if (auto s = ReadConnector(reader, out); !s.ok()) return s;
+  if (auto s = ReadContract(reader, out); !s.ok()) return s;
   constexpr std::string_view kDlqExample = R"(dead_letter_topic = "outbox.dlq")";
   if (auto s = reader.ReadString("dead_letter_topic", kDlqExample, out.dead_letter_topic);
       !s.ok()) {

@@ -3,7 +3,9 @@
 #include "config/topic.h"
 #include "daemon/exit_codes.h"
 #include "kafka/broker_checks.h"
+#include "outbox/mapping_check.h"
 #include "pg/server_checks.h"
+#include "relay/mapping_catalog.h"
 
 namespace outboxd::daemon {
 namespace {
@@ -14,7 +16,8 @@ pg::ServerCheckOptions ServerOptions(const config::Config& config) {
                                  .publication = config.postgres.publication,
                                  .tables = {},
                                  .columns = {},
-                                 .create_missing = config.postgres.create_slot};
+                                 .create_missing = config.postgres.create_slot,
+                                 .check_table = {}};
   for (const auto& t : config.postgres.tables) options.tables.push_back({t.schema, t.name});
   const config::OutboxConfig& outbox = config.outbox;
   options.columns = {{outbox.id_column, "[outbox] id_column"},
@@ -24,6 +27,9 @@ pg::ServerCheckOptions ServerOptions(const config::Config& config) {
   for (const config::HeaderPlacement& p : outbox.additional_placement) {
     options.columns.push_back({p.column, "[outbox] additional_placement"});
   }
+  options.check_table = [&outbox](const pg::QualifiedTable& table, const pg::TableInfo& info) {
+    return outbox::CheckMapping(outbox, table.ToString(), relay::CatalogColumnsOf(info));
+  };
   return options;
 }
 

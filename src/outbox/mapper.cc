@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "fmt/format.h"
 #include "outbox/bytea.h"
+#include "outboxd/v1/event.pb.h"
 
 namespace outboxd::outbox {
 namespace {
@@ -48,7 +49,10 @@ Mapper::Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> t
                                 [](const config::AdditionalField& f) {
                                   return f.placement == config::Placement::kEnvelope;
                                 })),
-      message_layout_(BuildMessageLayout(cfg, message_names_)) {}
+      message_layout_(BuildMessageLayout(cfg, message_names_)),
+      event_(std::make_unique<v1::Event>()) {}
+
+Mapper::~Mapper() = default;
 
 void Mapper::OnRelation(const pgoutput::Relation& relation) {
   const bool is_outbox =
@@ -128,8 +132,13 @@ absl::Status Mapper::MapValidated(RelationLayout& layout, OutboxEvent& out) {
   if (auto s = CheckKeys(layout, out); !s.ok()) return s;
   if (auto s = SetTopic(layout, out); !s.ok()) return s;
   EncodeKey(layout, out);
-  if (auto s = EncodeValue(layout, out); !s.ok()) return s;
-  SetHeaders(layout, out);
+  if (cfg_.format == config::Format::kRaw) {
+    if (auto s = EncodeValue(layout, out); !s.ok()) return s;
+    SetHeaders(layout, out);
+    AppendTraceHeaders(layout, out);
+  } else {
+    if (auto s = EncodeContract(layout, out); !s.ok()) return s;
+  }
   return SetPartitionAndTime(layout, out);
 }
 
@@ -185,6 +194,15 @@ absl::Status Mapper::CheckNeededAreText(const RelationLayout& layout) const {
                                std::pair{layout.aggregate_id, &cfg_.aggregate_id_column},
                                std::pair{layout.payload, &cfg_.payload_column}}) {
     if (auto s = CheckText(Value(index), *column); !s.ok()) return s;
+  }
+  for (auto [index, column] : {std::pair{layout.type, &cfg_.type_column},
+                               std::pair{layout.occurred_at, &cfg_.occurred_at_column},
+                               std::pair{layout.correlation_id, &cfg_.correlation_id_column},
+                               std::pair{layout.causation_id, &cfg_.causation_id_column},
+                               std::pair{layout.traceparent, &cfg_.traceparent_column},
+                               std::pair{layout.tracestate, &cfg_.tracestate_column},
+                               std::pair{layout.content_type, &cfg_.content_type_column}}) {
+    if (auto s = CheckText(Value(index), column->name); !s.ok()) return s;
   }
   for (size_t i = 0; i < layout.placements.size(); ++i) {
     if (auto s = CheckText(Value(layout.placements[i]), cfg_.additional_placement[i].column);

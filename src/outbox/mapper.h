@@ -3,6 +3,7 @@
 // Outbox Event Router (DESIGN.md section 5). Pure apart from one warning per table with empty
 // keys: no I/O, no clock.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +23,20 @@
 #include "outbox/relation_layout.h"
 #include "pgoutput/messages.h"
 
+namespace outboxd::v1 {
+class Event;
+}  // namespace outboxd::v1
+
 namespace outboxd::outbox {
+
+// Where the event being mapped was read in the WAL: the source position of the contract's
+// formats (proto/outboxd/v1/event.proto, SourcePosition).
+struct EventSource {
+  Lsn commit_lsn;  // The transaction's commit record (Begin's final_lsn).
+  Lsn lsn;         // The row's (or message's) own WAL record.
+  Xid xid;
+  int64_t commit_time_us = 0;  // µs since 2000-01-01 UTC, as pgoutput sends it.
+};
 
 // One Kafka record to produce. Views point into the decoded WAL message (valid until the next
 // one), into the Mapper's OutboxConfig, or into the owned_* strings below; so an event is
@@ -68,6 +82,14 @@ class Mapper {
          std::string run_id = ProcessRunId());
   Mapper(const Mapper&) = delete;
   Mapper& operator=(const Mapper&) = delete;
+  ~Mapper();
+
+  // The position of the next Map / MapMessage, for the contract's formats (which carry it and
+  // fall back to the commit time for occurred_at); raw ignores it.
+  void SetSource(const EventSource& source) { source_ = source; }
+
+  // Rows whose traceparent column held no valid W3C traceparent (not propagated).
+  uint64_t invalid_traceparents() const { return invalid_traceparents_; }
 
   // Caches the relation by OID, replacing any earlier entry (a Relation is re-sent after ALTER
   // TABLE). Never fails: an outbox table that lacks a configured column is recorded, and each
@@ -142,6 +164,13 @@ class Mapper {
                                std::optional<std::string_view> payload, OutboxEvent& out);
   void AppendEnvelopeSchema(internal::RelationLayout& layout, std::string& out);
   void SetHeaders(const internal::RelationLayout& layout, OutboxEvent& out);
+  // The traceparent/tracestate headers of every format (contract_encoder.cc): appended only
+  // for a valid, non-NULL traceparent, so raw records of tables without it are unchanged.
+  void AppendTraceHeaders(internal::RelationLayout& layout, OutboxEvent& out);
+  // The contract's formats: fills event_ from the row, then the value and headers.
+  absl::Status EncodeContract(internal::RelationLayout& layout, OutboxEvent& out);
+  absl::Status FillEvent(internal::RelationLayout& layout, std::optional<std::string_view> payload);
+  void EncodeCloudEvent(const internal::RelationLayout& layout, OutboxEvent& out);
   absl::Status SetPartitionAndTime(const internal::RelationLayout& layout, OutboxEvent& out);
 
   const config::OutboxConfig& cfg_;
@@ -156,6 +185,11 @@ class Mapper {
   std::vector<std::string_view> message_names_;  // Field names of table-less events (in cfg_).
   internal::RelationLayout message_layout_;
   MessageFields message_fields_;
+  EventSource source_;
+  std::string_view message_prefix_;              // Of the message being mapped; empty for rows.
+  std::unique_ptr<v1::Event> event_;             // Reused from row to row (contract formats).
+  std::optional<std::string_view> traceparent_;  // Valid traceparent of the row, if any.
+  uint64_t invalid_traceparents_ = 0;
 };
 
 }  // namespace outboxd::outbox

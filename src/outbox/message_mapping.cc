@@ -26,13 +26,22 @@ internal::RelationLayout Mapper::BuildMessageLayout(const config::OutboxConfig& 
   add(cfg.payload_column);
   for (const config::AdditionalField& field : cfg.additional_placement) add(field.column);
   add(cfg.timestamp_column);
+  // The contract's fields: a message simply lacks those it does not carry. occurred_at is not
+  // read from messages (their JSON has no Postgres timestamp text); it is the commit time.
+  config::OutboxConfig message_cfg = cfg;
+  message_cfg.occurred_at_column = {};
+  for (const config::ContractColumn* column :
+       {&cfg.type_column, &cfg.correlation_id_column, &cfg.causation_id_column,
+        &cfg.traceparent_column, &cfg.tracestate_column, &cfg.content_type_column}) {
+    add(column->name);
+  }
   pgoutput::Relation relation;
   relation.id = kMessageRelation;
   for (std::string_view name : names) {
     relation.columns.push_back(
         {.flags = 0, .name = name, .type_oid = internal::kTextOid, .type_modifier = -1});
   }
-  internal::RelationLayout layout = internal::BuildLayout(relation, cfg, true, nullptr);
+  internal::RelationLayout layout = internal::BuildLayout(relation, message_cfg, true, nullptr);
   layout.table = "logical decoding messages";
   return layout;
 }
@@ -45,7 +54,13 @@ absl::Status Mapper::MapMessage(const pgoutput::LogicalMessage& message, OutboxE
   message_layout_.payload_needs_json_check =
       cfg_.validate_json &&
       !message_fields_.structured(static_cast<size_t>(message_layout_.payload));
-  return MapValidated(message_layout_, out);
+  // A JSON-valued payload field is JSON for the contract; a string field is text.
+  message_layout_.payload_is_json =
+      message_fields_.structured(static_cast<size_t>(message_layout_.payload));
+  message_prefix_ = message.prefix;
+  absl::Status mapped = MapValidated(message_layout_, out);
+  message_prefix_ = {};
+  return mapped;
 }
 
 void Mapper::MapMessageDeadLetter(const pgoutput::LogicalMessage& message, std::string_view reason,

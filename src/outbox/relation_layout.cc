@@ -56,6 +56,37 @@ void AddSchemas(const pgoutput::Relation& relation, const config::OutboxConfig& 
   }
 }
 
+// The event contract's columns. A required one (set explicitly, or the type column of
+// CloudEvents, whose ce_type is mandatory) that the table lacks fails every row; outboxd check
+// and run refuse to start on it first (mapping_check.h).
+template <typename Locate>
+void LocateContractColumns(const pgoutput::Relation& relation, const config::OutboxConfig& cfg,
+                           RelationLayout& layout, Locate&& locate) {
+  auto optional = [&](const config::ContractColumn& column, bool required) {
+    const int index = IndexOf(relation, column.name);
+    if (index == kAbsent && !(required || column.required)) return kAbsent;
+    return locate(column.name);
+  };
+  layout.traceparent = optional(cfg.traceparent_column, false);
+  layout.tracestate = optional(cfg.tracestate_column, false);
+  if (cfg.format == config::Format::kRaw) return;
+  layout.type = optional(cfg.type_column, cfg.format == config::Format::kCloudEvents);
+  layout.occurred_at = optional(cfg.occurred_at_column, false);
+  layout.correlation_id = optional(cfg.correlation_id_column, false);
+  layout.causation_id = optional(cfg.causation_id_column, false);
+  layout.content_type = optional(cfg.content_type_column, false);
+  if (layout.occurred_at != kAbsent) {
+    const uint32_t oid = relation.columns[static_cast<size_t>(layout.occurred_at)].type_oid;
+    layout.occurred_at_has_zone = oid == kTimestamptzOid;
+    if (oid != kTimestampOid && oid != kTimestamptzOid) {
+      layout.missing = fmt::format(
+          "column {} of {} is not a timestamp; occurred_at_column must name a timestamptz or "
+          "timestamp column",
+          cfg.occurred_at_column.name, layout.table);
+    }
+  }
+}
+
 }  // namespace
 
 RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::OutboxConfig& cfg,
@@ -97,9 +128,11 @@ RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::Out
       }
     }
   }
+  LocateContractColumns(relation, cfg, layout, locate);
   if (layout.payload != kAbsent) {
     const uint32_t oid = relation.columns[layout.payload].type_oid;
     layout.payload_is_bytea = oid == kByteaOid;
+    layout.payload_is_json = oid == kJsonOid || oid == kJsonbOid;
     layout.payload_needs_json_check =
         cfg.validate_json && oid != kJsonOid && oid != kJsonbOid && oid != kByteaOid;
   }

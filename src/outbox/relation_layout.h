@@ -37,6 +37,18 @@ struct RelationLayout {
   int timestamp = kAbsent;  // timestamp_column, when configured.
   bool timestamp_has_zone = false;
   std::vector<int> placements;  // Parallel to OutboxConfig::additional_placement.
+  // The event contract's columns (kAbsent when the table lacks one it need not have). Only the
+  // trace columns are located for the raw format.
+  int type = kAbsent;
+  int occurred_at = kAbsent;
+  bool occurred_at_has_zone = false;
+  int correlation_id = kAbsent;
+  int causation_id = kAbsent;
+  int traceparent = kAbsent;
+  int tracestate = kAbsent;
+  int content_type = kAbsent;
+  bool payload_is_json = false;     // json or jsonb: the contract embeds it as JSON.
+  bool traceparent_warned = false;  // An invalid traceparent: warn once per table.
   // Connect schemas for the JSON converters (nullopt: a type they cannot convert; such a
   // column fails every row through `missing` when a JSON converter needs it).
   std::optional<ColumnSchema> key_schema;

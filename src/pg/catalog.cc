@@ -59,16 +59,24 @@ absl::StatusOr<std::optional<TableInfo>> LookupTable(Connection& conn,
   if (!found.ok()) return found.status();
   const PGresult* r = found->get();
   if (PQntuples(r) == 0) return std::optional<TableInfo>();
-  TableInfo info{
-      .can_select = IsTrue(r, 0, 1), .owned = IsTrue(r, 0, 2), .columns = {}, .not_null = {}};
-  auto columns =
-      conn.Query(Concat("SELECT attname, attnotnull FROM pg_catalog.pg_attribute WHERE attrelid = ",
-                        Value(r, 0, 0), " AND attnum > 0 AND NOT attisdropped ORDER BY attnum"),
-                 "reading the outbox table's columns");
+  TableInfo info{.can_select = IsTrue(r, 0, 1),
+                 .owned = IsTrue(r, 0, 2),
+                 .columns = {},
+                 .not_null = {},
+                 .type_oids = {},
+                 .type_names = {}};
+  auto columns = conn.Query(
+      Concat("SELECT attname, attnotnull, atttypid, pg_catalog.format_type(atttypid, atttypmod) "
+             "FROM pg_catalog.pg_attribute WHERE attrelid = ",
+             Value(r, 0, 0), " AND attnum > 0 AND NOT attisdropped ORDER BY attnum"),
+      "reading the outbox table's columns");
   if (!columns.ok()) return columns.status();
   for (int i = 0; i < PQntuples(columns->get()); ++i) {
     info.columns.emplace_back(Value(columns->get(), i, 0));
     if (IsTrue(columns->get(), i, 1)) info.not_null.emplace_back(Value(columns->get(), i, 0));
+    info.type_oids.push_back(static_cast<uint32_t>(
+        std::strtoul(std::string(Value(columns->get(), i, 2)).c_str(), nullptr, 10)));
+    info.type_names.emplace_back(Value(columns->get(), i, 3));
   }
   return std::optional<TableInfo>(std::move(info));
 }

@@ -36,10 +36,12 @@ struct RoleInfo {
 absl::StatusOr<RoleInfo> CurrentRole(Connection& conn);
 
 struct TableInfo {
-  bool can_select = false;            // The current role may SELECT from it.
-  bool owned = false;                 // The current role owns it (or is a member of its owner).
-  std::vector<std::string> columns;   // Live columns, in order.
-  std::vector<std::string> not_null;  // Those of them declared NOT NULL, in order.
+  bool can_select = false;              // The current role may SELECT from it.
+  bool owned = false;                   // The current role owns it (or is a member of its owner).
+  std::vector<std::string> columns;     // Live columns, in order.
+  std::vector<std::string> not_null;    // Those of them declared NOT NULL, in order.
+  std::vector<uint32_t> type_oids;      // Parallel to columns: pg_attribute.atttypid.
+  std::vector<std::string> type_names;  // Parallel to columns: format_type(), for messages.
 };
 // nullopt when `table` does not exist as an ordinary or partitioned table.
 absl::StatusOr<std::optional<TableInfo>> LookupTable(Connection& conn, const QualifiedTable& table);

@@ -135,6 +135,11 @@ class ServerChecker {
       out_.push_back(
           Pass(name, fmt::format("exists with columns {}", fmt::join(info.columns, ", "))));
     }
+    if (options_.check_table) {
+      if (std::optional<CheckResult> failure = options_.check_table(t, info)) {
+        out_.push_back(std::move(*failure));
+      }
+    }
     if (!info.can_select) {
       out_.push_back(
           Fail(Concat("SELECT on ", t.ToString()), Concat("role ", role_.name, " may not read it"),

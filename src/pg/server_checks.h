@@ -2,6 +2,8 @@
 // `outboxd check` against the live Postgres: every setting, privilege and object `run` needs,
 // as one CheckResult each, naming the fix. Nothing is created or changed.
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +22,9 @@ struct ServerCheckOptions {
   // e.g. {"aggregateid", "[outbox] aggregate_id_column"}.
   std::vector<std::pair<std::string, std::string>> columns;
   bool create_missing = true;  // `run` creates a missing publication and slot.
+  // Further checks of each existing table (the event contract's mapping, which pg does not
+  // know); returns a FAIL or nothing.
+  std::function<std::optional<CheckResult>(const QualifiedTable&, const TableInfo&)> check_table;
 };
 
 // Connects (an ordinary session, then a replication one) and checks in order: connection,

@@ -3,6 +3,7 @@
 #include "pg/connection.h"
 #include "pg/slot_setup.h"
 #include "relay/context.h"
+#include "relay/mapping_catalog.h"
 
 namespace outboxd::relay {
 namespace {
@@ -34,22 +35,29 @@ absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
   return std::make_unique<pg::ReplicationStream>(std::move(*stream));
 }
 
-absl::StatusOr<NotNullColumns> ReadNotNullColumns(const config::PostgresConfig& pg) {
-  auto conn = pg::Connection::OpenOrdinary(pg.conninfo, "outboxd");
-  if (!conn.ok()) return conn.status();
-  NotNullColumns out;
-  for (const config::TableName& t : pg.tables) {
-    auto info = pg::LookupTable(*conn, {t.schema, t.name});
-    if (!info.ok()) return info.status();
-    // A missing table is reported by the slot set-up that follows, with its fix.
-    if (info->has_value()) out.emplace_back(t, std::move((*info)->not_null));
-  }
-  return out;
-}
-
 bool NeedsNullability(const config::OutboxConfig& outbox) {
   return outbox.key_converter == config::Converter::kJsonWithSchema ||
          outbox.value_converter == config::Converter::kJsonWithSchema;
+}
+
+// One catalog read before streaming: the NOT NULL columns (json_with_schema) and the refusal
+// of a contract mapping the tables cannot carry (FailedPrecondition, as `check` reports it).
+absl::StatusOr<NotNullColumns> ReadTableCatalog(const config::Config& config) {
+  auto conn = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd");
+  if (!conn.ok()) return conn.status();
+  NotNullColumns out;
+  for (const config::TableName& t : config.postgres.tables) {
+    auto info = pg::LookupTable(*conn, {t.schema, t.name});
+    if (!info.ok()) return info.status();
+    // A missing table is reported by the slot set-up that follows, with its fix.
+    if (!info->has_value()) continue;
+    if (std::optional<CheckResult> failure =
+            outbox::CheckMapping(config.outbox, t.ToString(), CatalogColumnsOf(**info))) {
+      return outbox::MappingError(*failure);
+    }
+    if (NeedsNullability(config.outbox)) out.emplace_back(t, std::move((*info)->not_null));
+  }
+  return out;
 }
 
 }  // namespace
@@ -66,8 +74,8 @@ Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_c
           },
       .not_null_columns = {},
   };
-  if (NeedsNullability(config.outbox)) {
-    connectors.not_null_columns = [&config] { return ReadNotNullColumns(config.postgres); };
+  if (NeedsNullability(config.outbox) || outbox::MappingNeedsCatalog(config.outbox)) {
+    connectors.not_null_columns = [&config] { return ReadTableCatalog(config); };
   }
   return connectors;
 }

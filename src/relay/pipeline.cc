@@ -165,6 +165,7 @@ absl::Status Pipeline::HandleMessage(const pgoutput::Message& message, const Wal
     current_tx_ = tracker_.Begin(begin->commit_time_us);
     current_xid_ = begin->xid;
     current_commit_time_us_ = begin->commit_time_us;
+    current_commit_lsn_ = begin->final_lsn;
     const int64_t age_us = ctx_.clock.PostgresNowMicros() - begin->commit_time_us;
     ctx_.metrics.stages.received.Observe(static_cast<double>(std::max<int64_t>(age_us, 0)) / 1e6);
   } else if (const auto* commit = std::get_if<pgoutput::Commit>(&message)) {
@@ -218,6 +219,10 @@ absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, const WalMes
                             .relation = insert.relation,
                             .commit_time_us = current_commit_time_us_,
                             .received = wal.received};
+  mapper_.SetSource({.commit_lsn = current_commit_lsn_,
+                     .lsn = wal.wal_start,
+                     .xid = current_xid_,
+                     .commit_time_us = current_commit_time_us_});
   absl::Status mapped = mapper_.Map(insert, event_);
   if (!mapped.ok()) {
     if (!absl::IsInvalidArgument(mapped)) return mapped;

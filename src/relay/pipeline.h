@@ -89,6 +89,7 @@ class Pipeline {
   AckTracker::TxId current_tx_ = 0;
   Xid current_xid_;
   int64_t current_commit_time_us_ = 0;
+  Lsn current_commit_lsn_;                // Begin's final_lsn, for the contract's source position.
   bool standalone_message_open_ = false;  // A non-transactional message's own unit is open.
   std::chrono::steady_clock::time_point next_progress_;
   uint64_t progress_published_ = 0;  // Events published at the last progress line.

@@ -33,6 +33,7 @@ absl::Status Pipeline::HandleLogicalMessage(const pgoutput::LogicalMessage& mess
     current_tx_ = tracker_.Begin();
     current_xid_ = Xid{0};
     current_commit_time_us_ = 0;
+    current_commit_lsn_ = message.lsn;  // Its own position: it commits nothing else.
     standalone_message_open_ = true;
   }
   absl::Status s = PublishMessage(message, wal);
@@ -52,6 +53,10 @@ absl::Status Pipeline::PublishMessage(const pgoutput::LogicalMessage& message,
                             .relation = outbox::kMessageRelation,
                             .commit_time_us = current_commit_time_us_,
                             .received = wal.received};
+  mapper_.SetSource({.commit_lsn = current_commit_lsn_,
+                     .lsn = message.lsn,
+                     .xid = current_xid_,
+                     .commit_time_us = current_commit_time_us_});
   absl::Status mapped = mapper_.MapMessage(message, event_);
   if (!mapped.ok()) {
     if (!absl::IsInvalidArgument(mapped)) return mapped;

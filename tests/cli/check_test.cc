@@ -130,6 +130,36 @@ TEST_F(CheckTest, ColumnMissing) {
                     HasSubstr("nosuchcol ([outbox] additional_placement)")));
 }
 
+// The event contract's mapping (outbox/mapping_check.h): check and run refuse it alike.
+TEST_F(CheckTest, ContractMappingWithAMissingColumnIsRefusedByCheckAndRun) {
+  const std::string text =
+      ConfigText({}, {"format = \"envelope-json\"", "correlation_id_column = \"corr\""});
+  const CliResult result = Check(text);
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(
+      LineStartingWith(result.out, absl::StrCat("FAIL mapping of public.", table(), ":")),
+      AllOf(HasSubstr("correlation_id_column = \"corr\""),
+            HasSubstr(absl::StrCat("table public.", table())), HasSubstr("add the column")));
+
+  CliProcess* run = StartRun(text, {});
+  ASSERT_NE(run, nullptr);
+  absl::StatusOr<CliResult> ended = run->Wait(absl::Seconds(60));
+  IT_ASSERT_OK(ended.status());
+  EXPECT_EQ(ended->exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(ended->err, AllOf(HasSubstr("correlation_id_column = \"corr\""),
+                                HasSubstr(absl::StrCat("public.", table()))));
+}
+
+TEST_F(CheckTest, OccurredAtThatCannotCarryATimestampIsRefused) {
+  IT_ASSERT_OK(
+      admin().Exec(absl::StrCat("ALTER TABLE public.", table(), " ADD COLUMN occurred_at date")));
+  const CliResult result = Check(ConfigText({}, {"format = \"envelope-protobuf\""}));
+  EXPECT_EQ(result.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(
+      LineStartingWith(result.out, absl::StrCat("FAIL mapping of public.", table(), ":")),
+      AllOf(HasSubstr("column occurred_at"), HasSubstr("type date"), HasSubstr("timestamptz")));
+}
+
 TEST_F(CheckTest, PublicationMissingWithCreateSlotOff) {
   const CliResult result = Check(ConfigText({"create_slot = false"}));
   EXPECT_EQ(result.exit_code, faults::kExitServerSetup);

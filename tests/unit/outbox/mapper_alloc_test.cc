@@ -50,6 +50,38 @@ TEST_F(MapperAllocTest, WarmMapDoesNotAllocate) {
   EXPECT_EQ(event_.headers.size(), 5u);
 }
 
+// The contract's formats reuse one outboxd.v1.Event per Mapper (string fields keep their
+// capacity across Clear) and the event's buffers, so a warm row allocates nothing either.
+TEST_F(MapperAllocTest, WarmContractFormatsDoNotAllocate) {
+  for (auto [format, mode] :
+       {std::pair{config::Format::kEnvelopeProtobuf, config::CloudEventsMode::kBinary},
+        std::pair{config::Format::kEnvelopeJson, config::CloudEventsMode::kBinary},
+        std::pair{config::Format::kCloudEvents, config::CloudEventsMode::kBinary},
+        std::pair{config::Format::kCloudEvents, config::CloudEventsMode::kStructured}}) {
+    cfg_.format = format;
+    cfg_.cloudevents_mode = mode;
+    Start({{"id", kUuid},
+           {"aggregatetype", kVarchar},
+           {"aggregateid", kVarchar},
+           {"type", kVarchar},
+           {"occurred_at", 1184},
+           {"correlation_id", kText},
+           {"traceparent", kText},
+           {"tracestate", kText},
+           {"payload", testing::kJsonb}});
+    mapper_->SetSource(
+        {.commit_lsn = Lsn(200), .lsn = Lsn(100), .xid = Xid{7}, .commit_time_us = 1000000});
+    const std::string tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const std::string payload = R"({"text": ")" + std::string(2000, 'a') + R"("})";
+    const pgoutput::Insert first = inserts_.Make(
+        kOutboxId, {"1", "Order", "o-1", "T", "2026-01-02 03:04:05+00", "c", tp, "s", payload});
+    const pgoutput::Insert second =
+        inserts_.Make(kOutboxId, {"2", "Order", "o-2", "T", std::nullopt, "c", tp, "s", payload});
+    EXPECT_GT(AllocationsToMap(first), 0);
+    EXPECT_EQ(AllocationsToMap(second), 0) << static_cast<int>(format) << static_cast<int>(mode);
+  }
+}
+
 TEST_F(MapperAllocTest, WarmJsonValidationDoesNotAllocate) {
   cfg_.validate_json = true;
   Start({{"id", kUuid},
