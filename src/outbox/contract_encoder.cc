@@ -162,18 +162,18 @@ absl::Status Mapper::EncodeContract(RelationLayout& layout, OutboxEvent& out) {
   }
   for (size_t i = 0; i < layout.placements.size(); ++i) {
     if (cfg_.additional_placement[i].placement != config::Placement::kHeader) continue;
-    out.headers.push_back(Header{cfg_.additional_placement[i].alias,
-                                 TextOrNullValue(Value(layout.placements[i]))});
+    out.headers.push_back(
+        Header{cfg_.additional_placement[i].alias, TextOrNullValue(Value(layout.placements[i]))});
   }
   AppendTraceHeaders(layout, out);
   if (auto s = FillEvent(layout, payload); !s.ok()) return s;
   const v1::Event& event = *event_;
   if (cfg_.format == Format::kCloudEvents && (event.id().empty() || event.type().empty())) {
     // CloudEvents requires both attributes non-empty (spec 1.0, "REQUIRED Attributes").
-    return absl::InvalidArgumentError(fmt::format(
-        "column {} is NULL or empty; a CloudEvent needs a non-empty ce_{}",
-        event.id().empty() ? cfg_.id_column : cfg_.type_column.name,
-        event.id().empty() ? "id" : "type"));
+    return absl::InvalidArgumentError(
+        fmt::format("column {} is NULL or empty; a CloudEvent needs a non-empty ce_{}",
+                    event.id().empty() ? cfg_.id_column : cfg_.type_column.name,
+                    event.id().empty() ? "id" : "type"));
   }
   if (tombstone) {
     out.value.reset();

@@ -49,8 +49,10 @@ class ObjectWriter {
 void AppendSource(const v1::SourcePosition& source, std::string& out) {
   ObjectWriter object(out);
   // uint64 is a JSON string in the mapping (JavaScript numbers stop at 2^53).
-  if (source.commit_lsn() != 0) fmt::format_to(std::back_inserter(object.Name("commitLsn")), "\"{}\"", source.commit_lsn());
-  if (source.lsn() != 0) fmt::format_to(std::back_inserter(object.Name("lsn")), "\"{}\"", source.lsn());
+  if (source.commit_lsn() != 0)
+    fmt::format_to(std::back_inserter(object.Name("commitLsn")), "\"{}\"", source.commit_lsn());
+  if (source.lsn() != 0)
+    fmt::format_to(std::back_inserter(object.Name("lsn")), "\"{}\"", source.lsn());
   if (source.xid() != 0) fmt::format_to(std::back_inserter(object.Name("xid")), "{}", source.xid());
   if (source.has_commit_time()) object.Time("commitTime", source.commit_time());
   object.String("table", source.table());

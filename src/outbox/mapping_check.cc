@@ -77,8 +77,8 @@ std::optional<CheckResult> CheckMapping(const config::OutboxConfig& cfg, std::st
 }
 
 absl::Status MappingError(const CheckResult& failure) {
-  return absl::FailedPreconditionError(fmt::format("{}: {}; {}", failure.name, failure.detail,
-                                                   failure.fix));
+  return absl::FailedPreconditionError(
+      fmt::format("{}: {}; {}", failure.name, failure.detail, failure.fix));
 }
 
 }  // namespace outboxd::outbox

@@ -80,8 +80,8 @@ TEST(ContractOptionsTest, RefusesCloudEventsKeysWithAnotherFormat) {
 }
 
 TEST(ContractOptionsTest, RefusesASourceThatIsNoUriReference) {
-  const std::string error = ErrorOf(WithMinimal(
-      "[outbox]\nformat = \"cloudevents\"\ncloudevents_source = \"/my service\"\n"));
+  const std::string error = ErrorOf(
+      WithMinimal("[outbox]\nformat = \"cloudevents\"\ncloudevents_source = \"/my service\"\n"));
   EXPECT_THAT(error, HasSubstr("cloudevents_source"));
   EXPECT_THAT(error, HasSubstr("URI-reference"));
 }

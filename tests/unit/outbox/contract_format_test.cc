@@ -17,13 +17,13 @@ namespace outboxd::outbox {
 namespace {
 
 using testing::Columns;
+using ::testing::Contains;
+using ::testing::HasSubstr;
 using testing::kBytea;
 using testing::kJsonb;
 using testing::kOutboxId;
 using testing::kText;
 using testing::kUuid;
-using ::testing::Contains;
-using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr uint32_t kTimestamptz = 1184;
@@ -37,17 +37,10 @@ constexpr int64_t kCommitUnixMicros = 1796212800000000;
 constexpr int64_t kCommitPgMicros = kCommitUnixMicros - 946684800LL * 1000000;
 
 Columns ContractColumns(uint32_t payload_oid = kJsonb, uint32_t occurred_oid = kTimestamptz) {
-  return {{"id", kUuid},
-          {"aggregatetype", kText},
-          {"aggregateid", kText},
-          {"type", kText},
-          {"occurred_at", occurred_oid},
-          {"correlation_id", kText},
-          {"causation_id", kText},
-          {"traceparent", kText},
-          {"tracestate", kText},
-          {"content_type", kText},
-          {"payload", payload_oid}};
+  return {{"id", kUuid},           {"aggregatetype", kText},      {"aggregateid", kText},
+          {"type", kText},         {"occurred_at", occurred_oid}, {"correlation_id", kText},
+          {"causation_id", kText}, {"traceparent", kText},        {"tracestate", kText},
+          {"content_type", kText}, {"payload", payload_oid}};
 }
 
 using Opt = std::optional<std::string>;
@@ -57,17 +50,19 @@ class ContractFormatTest : public testing::MapperFixture {
   Mapper& StartContract(config::Format format, const Columns& columns = ContractColumns()) {
     cfg_.format = format;
     Mapper& mapper = Start(columns);
-    mapper.SetSource({.commit_lsn = Lsn(0x16B3748), .lsn = Lsn(0x16B3700), .xid = Xid{750},
+    mapper.SetSource({.commit_lsn = Lsn(0x16B3748),
+                      .lsn = Lsn(0x16B3700),
+                      .xid = Xid{750},
                       .commit_time_us = kCommitPgMicros});
     return mapper;
   }
   // A row of ContractColumns(); NULL where nullopt.
-  pgoutput::Insert FullRow(Opt payload = R"({"text": "grüße 😀"})", Opt occurred =
-                               "2026-01-02 03:04:05.123456+00",
+  pgoutput::Insert FullRow(Opt payload = R"({"text": "grüße 😀"})",
+                           Opt occurred = "2026-01-02 03:04:05.123456+00",
                            Opt traceparent = std::string(kTraceparent)) {
-    return inserts_.Make(kOutboxId, {std::string(kId), "order", "order-1", "OrderCreated",
-                                     occurred, "corr-1", "cause-1", traceparent, "congo=t61",
-                                     std::nullopt, payload});
+    return inserts_.Make(kOutboxId,
+                         {std::string(kId), "order", "order-1", "OrderCreated", occurred, "corr-1",
+                          "cause-1", traceparent, "congo=t61", std::nullopt, payload});
   }
   v1::Event MapToProtobuf(const pgoutput::Insert& row) {
     EXPECT_TRUE(mapper_->Map(row, event_).ok());
@@ -133,11 +128,11 @@ TEST_F(ContractFormatTest, NullColumnsLeaveFieldsUnsetAndOccurredAtFallsBackToTh
 }
 
 TEST_F(ContractFormatTest, ColumnsAtTheirDefaultNamesMayBeAbsent) {
-  StartContract(config::Format::kEnvelopeProtobuf,
-                {{"id", kUuid}, {"aggregatetype", kText}, {"aggregateid", kText},
-                 {"payload", kBytea}});
-  const v1::Event e = MapToProtobuf(
-      inserts_.Make(kOutboxId, {std::string(kId), "order", "order-1", "\\x00ff"}));
+  StartContract(
+      config::Format::kEnvelopeProtobuf,
+      {{"id", kUuid}, {"aggregatetype", kText}, {"aggregateid", kText}, {"payload", kBytea}});
+  const v1::Event e =
+      MapToProtobuf(inserts_.Make(kOutboxId, {std::string(kId), "order", "order-1", "\\x00ff"}));
   EXPECT_EQ(e.payload(), std::string("\x00\xff", 2));
   EXPECT_EQ(e.content_type(), "application/octet-stream");
   EXPECT_EQ(e.type(), "");
@@ -168,7 +163,7 @@ TEST_F(ContractFormatTest, JsonParsesWithProtobufsJsonMappingIntoTheSameEvent) {
   ASSERT_EQ(parsed.data_case(), v1::Event::kPayloadJson);
   EXPECT_EQ(parsed.payload_json().struct_value().fields().at("text").string_value(), "grüße 😀");
   EXPECT_THAT(json, HasSubstr(R"("occurredAt":"2026-01-02T03:04:05.123456Z")"));
-  EXPECT_THAT(json, HasSubstr(R"("commitLsn":"23803720")"));  // uint64 as a string.
+  EXPECT_THAT(json, HasSubstr(R"("commitLsn":"23803720")"));             // uint64 as a string.
   EXPECT_THAT(json, HasSubstr(R"("payloadJson":{"text": "grüße 😀"})"));  // Embedded as stored.
 }
 
@@ -176,7 +171,8 @@ TEST_F(ContractFormatTest, JsonWritesTextPayloadsAsBase64) {
   StartContract(config::Format::kEnvelopeJson, ContractColumns(kText));
   ASSERT_TRUE(mapper_->Map(FullRow("plain"), event_).ok());
   v1::Event parsed;
-  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(std::string(*event_.value), &parsed).ok());
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(std::string(*event_.value), &parsed).ok());
   EXPECT_EQ(parsed.payload(), "plain");
   EXPECT_EQ(parsed.content_type(), "text/plain; charset=utf-8");
   EXPECT_THAT(std::string(*event_.value), HasSubstr(R"("payload":"cGxhaW4=")"));
@@ -217,17 +213,16 @@ TEST_F(ContractFormatTest, CloudEventsStructuredEmbedsJsonDataAndBase64sTheRest)
 
 TEST_F(ContractFormatTest, CloudEventsRefusesARowWithoutAType) {
   StartContract(config::Format::kCloudEvents);
-  EXPECT_THAT(ReasonOf(inserts_.Make(kOutboxId,
-                                     {std::string(kId), "order", "order-1", std::nullopt,
-                                      std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                                      std::nullopt, std::nullopt, "{}"})),
+  EXPECT_THAT(ReasonOf(inserts_.Make(kOutboxId, {std::string(kId), "order", "order-1", std::nullopt,
+                                                 std::nullopt, std::nullopt, std::nullopt,
+                                                 std::nullopt, std::nullopt, std::nullopt, "{}"})),
               HasSubstr("a CloudEvent needs a non-empty ce_type"));
 }
 
 TEST_F(ContractFormatTest, CloudEventsNeedsATypeColumnEvenAtItsDefaultName) {
-  StartContract(config::Format::kCloudEvents,
-                {{"id", kUuid}, {"aggregatetype", kText}, {"aggregateid", kText},
-                 {"payload", kJsonb}});
+  StartContract(
+      config::Format::kCloudEvents,
+      {{"id", kUuid}, {"aggregatetype", kText}, {"aggregateid", kText}, {"payload", kJsonb}});
   EXPECT_THAT(ReasonOf(inserts_.Make(kOutboxId, {std::string(kId), "order", "order-1", "{}"})),
               HasSubstr("column type not found"));
 }

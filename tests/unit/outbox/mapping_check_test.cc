@@ -24,9 +24,8 @@ std::vector<CatalogColumn> ReadmeTable() {
 }
 
 TEST(MappingCheckTest, TheDefaultsFitTheReadmesTableInEveryFormat) {
-  for (config::Format format :
-       {config::Format::kRaw, config::Format::kEnvelopeJson, config::Format::kEnvelopeProtobuf,
-        config::Format::kCloudEvents}) {
+  for (config::Format format : {config::Format::kRaw, config::Format::kEnvelopeJson,
+                                config::Format::kEnvelopeProtobuf, config::Format::kCloudEvents}) {
     config::OutboxConfig cfg;
     cfg.format = format;
     EXPECT_EQ(CheckMapping(cfg, "public.outbox", ReadmeTable()), std::nullopt);
