@@ -45,4 +45,13 @@ inline std::string WithMinimal(std::string_view extra) {
   return std::string(kMinimal) + std::string(extra);
 }
 
+// The [outbox] config of kMinimal plus an [outbox] section holding `section`; a default
+// OutboxConfig (and a failed expectation) if it does not parse.
+inline OutboxConfig ParseOutbox(std::string_view section) {
+  absl::StatusOr<Config> config =
+      Parse(WithMinimal(std::string("[outbox]\n") + std::string(section)));
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.ok() ? config->outbox : OutboxConfig{};
+}
+
 }  // namespace outboxd::config::testing

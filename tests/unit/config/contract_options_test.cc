@@ -9,16 +9,9 @@ namespace outboxd::config {
 namespace {
 
 using ::outboxd::config::testing::ErrorOf;
-using ::outboxd::config::testing::Parse;
+using ::outboxd::config::testing::ParseOutbox;
 using ::outboxd::config::testing::WithMinimal;
 using ::testing::HasSubstr;
-
-OutboxConfig ParseOutbox(std::string_view section) {
-  absl::StatusOr<Config> config =
-      Parse(WithMinimal(std::string("[outbox]\n") + std::string(section)));
-  EXPECT_TRUE(config.ok()) << config.status();
-  return config.ok() ? config->outbox : OutboxConfig{};
-}
 
 TEST(ContractOptionsTest, DefaultsAreRawAndTheReadmeTablesColumns) {
   const OutboxConfig cfg = ParseOutbox("");
