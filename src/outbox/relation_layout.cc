@@ -25,6 +25,20 @@ bool IsNotNull(const std::vector<std::string>* not_null, const config::OutboxCon
   return column != cfg.payload_column;  // Debezium's documented table.
 }
 
+// Column `index` (kAbsent: nothing to check) must be a timestamp or timestamptz, as config key
+// `key` asks; sets `has_zone`, else records why in layout.missing.
+void CheckTimestampType(const pgoutput::Relation& relation, int index, std::string_view key,
+                        std::string_view column, RelationLayout& layout, bool& has_zone) {
+  if (index == kAbsent) return;
+  const uint32_t oid = relation.columns[static_cast<size_t>(index)].type_oid;
+  has_zone = oid == kTimestamptzOid;
+  if (oid != kTimestampOid && oid != kTimestamptzOid) {
+    layout.missing = fmt::format(
+        "column {} of {} is not a timestamp; {} must name a timestamptz or timestamp column",
+        column, layout.table, key);
+  }
+}
+
 // Fills the Connect schemas; a column the JSON converters need but cannot convert makes every
 // row of the table fail with the reason.
 void AddSchemas(const pgoutput::Relation& relation, const config::OutboxConfig& cfg,
@@ -75,16 +89,8 @@ void LocateContractColumns(const pgoutput::Relation& relation, const config::Out
   layout.correlation_id = optional(cfg.correlation_id_column, false);
   layout.causation_id = optional(cfg.causation_id_column, false);
   layout.content_type = optional(cfg.content_type_column, false);
-  if (layout.occurred_at != kAbsent) {
-    const uint32_t oid = relation.columns[static_cast<size_t>(layout.occurred_at)].type_oid;
-    layout.occurred_at_has_zone = oid == kTimestamptzOid;
-    if (oid != kTimestampOid && oid != kTimestamptzOid) {
-      layout.missing = fmt::format(
-          "column {} of {} is not a timestamp; occurred_at_column must name a timestamptz or "
-          "timestamp column",
-          cfg.occurred_at_column.name, layout.table);
-    }
-  }
+  CheckTimestampType(relation, layout.occurred_at, "occurred_at_column",
+                     cfg.occurred_at_column.name, layout, layout.occurred_at_has_zone);
 }
 
 }  // namespace
@@ -117,16 +123,8 @@ RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::Out
   }
   if (!cfg.timestamp_column.empty()) {
     layout.timestamp = locate(cfg.timestamp_column);
-    if (layout.timestamp != kAbsent) {
-      const uint32_t oid = relation.columns[static_cast<size_t>(layout.timestamp)].type_oid;
-      layout.timestamp_has_zone = oid == kTimestamptzOid;
-      if (oid != kTimestampOid && oid != kTimestamptzOid) {
-        layout.missing = fmt::format(
-            "column {} of {} is not a timestamp; timestamp_column must "
-            "name a timestamp or timestamptz column",
-            cfg.timestamp_column, layout.table);
-      }
-    }
+    CheckTimestampType(relation, layout.timestamp, "timestamp_column", cfg.timestamp_column, layout,
+                       layout.timestamp_has_zone);
   }
   LocateContractColumns(relation, cfg, layout, locate);
   if (layout.payload != kAbsent) {
