@@ -10,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from .services import log, proc_cpu_s, proc_hwm_kb, wait_for, wait_usage
+from .services import log, proc_cpu_s, proc_hwm_kb, proc_rss_split_kb, wait_for, wait_usage
 
 BENCH_PUBLICATION = "bench"
 
@@ -93,8 +93,10 @@ tables = ["public.outbox"]
     def confirmed(self, shape, end_lsn):
         if self.proc.poll() is not None:
             raise RuntimeError(f"outboxd exited {self.proc.returncode}; see {self.log_path}")
-        return self.svc.sql(f"SELECT confirmed_flush_lsn >= '{end_lsn}' FROM pg_replication_slots"
-                            f" WHERE slot_name = '{self.slot(shape)}'") == "t"
+        # Always one row (poll_sql reads exactly one line): false while the slot is missing.
+        return self.svc.poll_sql(
+            f"SELECT coalesce((SELECT confirmed_flush_lsn >= '{end_lsn}' FROM pg_replication_slots"
+            f" WHERE slot_name = '{self.slot(shape)}'), false)") == "t"
 
     def wait_confirmed(self, shape, end_lsn, timeout_s=1800):
         wait_for(lambda: self.confirmed(shape, end_lsn), timeout_s,
@@ -105,9 +107,9 @@ tables = ["public.outbox"]
         pid = self.start(shape)
         self.wait_confirmed(shape, end_lsn)
         seconds = time.monotonic() - start
-        cpu, hwm = proc_cpu_s(pid), proc_hwm_kb(pid)
+        cpu, hwm, split = proc_cpu_s(pid), proc_hwm_kb(pid), proc_rss_split_kb(pid)
         self.stop()
-        return {"seconds": seconds, "cpu_s": cpu, "peak_rss_kb": hwm}
+        return {"seconds": seconds, "cpu_s": cpu, "peak_rss_kb": hwm, **split}
 
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)

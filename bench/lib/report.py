@@ -45,11 +45,47 @@ def drain_table(drain):
     return lines
 
 
+def rss_split(r):
+    if "rss_anon_kb" not in r:
+        return "–"
+    return f"{r['rss_anon_kb'] / 1024:.1f} / {r['rss_file_kb'] / 1024:.1f}"
+
+
+def cpu_table(drain):
+    """Where the machine's CPU went in each drain: the competitor, the broker, the rest
+    (walsender, Postgres, other work)."""
+    comps = ["pg_recvlogical", "outboxd",
+             *[d for d in DBZ if any(d in shape["results"] for shape in drain.values())]]
+    names = " / ".join(comps)
+    lines = [f"| shape | machine busy % ({names}) | machine CPU s / M events ({names}) "
+             f"| Kafka broker CPU s / M events ({names}) "
+             f"| rest (walsender, Postgres, other) CPU s / M events ({names}) "
+             "| outboxd resident MB at the end: own (anonymous) / mapped files (libraries) |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for name, shape in drain.items():
+        res = [shape["results"].get(c, {}) for c in comps]
+        if "machine_busy_pct" not in res[1]:
+            continue  # results.json from before these figures were taken
+
+        def col(key, digits):
+            return " / ".join(fmt(x.get(key), digits) for x in res)
+        rest = " / ".join(
+            fmt(x["machine_cpu_s_per_million"] - x["broker_cpu_s_per_million"]
+                - x["cpu_s_per_million"], 1) if "machine_cpu_s_per_million" in x else "–"
+            for x in res)
+        lines.append(f"| {name} | {col('machine_busy_pct', 0)} "
+                     f"| {col('machine_cpu_s_per_million', 1)} "
+                     f"| {col('broker_cpu_s_per_million', 1)} | {rest} "
+                     f"| {rss_split(res[1])} |")
+    return lines if len(lines) > 2 else []
+
+
 def steady_table(steady):
     lines = [
         "| shape | competitor | events/s reached | p50 / p99 / p99.9 / max ms (commit→append) "
-        "| catch-up after load s | CPU µs/event | peak RSS MB | load avg |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| catch-up after load s | CPU µs/event | peak RSS MB | resident MB at the end: own / "
+        "mapped files | load avg |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, shape in steady.items():
         for comp, o in shape["results"].items():
@@ -59,7 +95,7 @@ def steady_table(steady):
             lines.append(
                 f"| {name} ({shape['rate']}/s target) | {comp} | {fmt(o['events_per_s'])} "
                 f"| {lat} | {fmt(o.get('catch_up_s'), 2)} | {fmt(o['cpu_us_per_event'], 1)} "
-                f"| {fmt(o['peak_rss_kb'] / 1024, 0)} | {o['load_avg_1m']:.1f} |")
+                f"| {fmt(o['peak_rss_kb'] / 1024, 0)} | {rss_split(o)} | {o['load_avg_1m']:.1f} |")
     gaps = [(name, shape["results"]["outboxd"].get("p99_ms"),
              shape["results"].get("naive-relay", {}).get("p99_ms"))
             for name, shape in steady.items()]
@@ -99,6 +135,10 @@ def write(results, out_dir):
         md += [f"outboxd [kafka] overrides: {', '.join(results['kafka_overrides'])}", ""]
     if results["drain"]:
         md += ["## Backlog drain", ""] + drain_table(results["drain"]) + [""]
+        cpu = cpu_table(results["drain"])
+        if cpu:
+            md += ["### Where the CPU went (non-idle CPU of the whole machine during each "
+                   "competitor's drain)", ""] + cpu + [""]
     if results["steady"]:
         md += ["## Steady rate (single-row transactions, 6 partitions)", ""]
         md += steady_table(results["steady"]) + [""]

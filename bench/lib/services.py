@@ -56,6 +56,7 @@ class Services:
         self.admin = self.env["OUTBOXD_TEST_PG_ADMIN_CONNINFO"]
         self.conninfo = self.env["OUTBOXD_TEST_PG_CONNINFO"]
         self.bootstrap = self.env["OUTBOXD_TEST_KAFKA_BOOTSTRAP"]
+        self.poller = None  # The psql behind poll_sql.
 
     # --pin-broker: the broker on one core, Postgres, the load and the competitor on the other,
     # so the broker's own work cannot starve the walsender (issue 9, target 2).
@@ -85,22 +86,46 @@ class Services:
         return ["taskset", "-c", Services.pinned, *cmd] if Services.pinned else list(cmd)
 
     def close(self):
+        if self.poller is not None:
+            self.poller.stdin.close()
+            self.poller.wait()
         if not self.owned:
             return
         subprocess.run([os.path.join(SCRIPTS, "services"), "stop", self.dir],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def sql(self, query, conninfo=None):
+        """One statement through a new psql (for set-up; polls use poll_sql)."""
         out = subprocess.run(
             ["psql", conninfo or self.admin, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", query],
             check=True, capture_output=True, text=True)
         return out.stdout.strip()
+
+    def poll_sql(self, query):
+        """One single-row query through a psql kept open: a poll every 20 ms then costs a
+        query, not a process start (a new psql per poll took ~18% of this 2-core machine
+        during a drain, against the competitor being timed)."""
+        if self.poller is None or self.poller.poll() is not None:
+            self.poller = subprocess.Popen(
+                ["psql", self.admin, "-qAtX", "-v", "ON_ERROR_STOP=1"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.poller.stdin.write(query.rstrip(";") + ";\n")
+        self.poller.stdin.flush()
+        line = self.poller.stdout.readline()
+        if not line:
+            raise RuntimeError(f"psql exited {self.poller.wait()} on: {query}")
+        return line.strip()
 
     def kafka_tool(self, *args):
         log4j = os.path.join(self.dir, "kafka", "log4j2.properties")
         return subprocess.run(
             ["java", "-cp", f"{self.kafka_libs}/*", f"-Dlog4j2.configurationFile={log4j}",
              *args], check=True, capture_output=True, text=True).stdout
+
+    def broker_cpu_s(self):
+        """CPU-seconds the Kafka JVM has used so far."""
+        with open(os.path.join(self.dir, "kafka", "pid")) as f:
+            return proc_cpu_s(int(f.read().strip()))
 
     def create_topic(self, topic, partitions):
         self.kafka_tool("org.apache.kafka.tools.TopicCommand", "--bootstrap-server",
@@ -128,12 +153,31 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy_cpu_s():
+    """Non-idle CPU-seconds of the whole machine since boot, all CPUs (/proc/stat)."""
+    with open("/proc/stat") as f:
+        user, nice, system, idle, iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def proc_hwm_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmHWM"):
                 return int(line.split()[1])
     return 0
+
+
+def proc_rss_split_kb(pid):
+    """Resident memory now, split: the process's own (anonymous) pages and mapped files
+    (binary and shared libraries, mostly shared with other processes)."""
+    split = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("RssAnon", "RssFile", "RssShmem")):
+                split[line.split(":")[0]] = int(line.split()[1])
+    return {"rss_anon_kb": split.get("RssAnon", 0),
+            "rss_file_kb": split.get("RssFile", 0) + split.get("RssShmem", 0)}
 
 
 def wait_usage(proc):

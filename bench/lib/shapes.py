@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 
 from .competitors import BENCH_PUBLICATION
-from .services import load_average, log
+from .services import load_average, log, machine_busy_cpu_s
 
 # Tells this run's topics from those of an earlier run against the same broker (--services).
 RUN_ID = f"{int(time.time()) % 1_000_000:06d}"
@@ -110,7 +110,15 @@ def run_drain(svc, competitors, shape, repeats):
     for run in run_names(shape, repeats):
         for c in competitors:
             load = load_average()
+            # The whole machine's CPU and the broker's share: on 2 cores a drain into a
+            # broker on the same machine is bounded by what the broker itself burns.
+            busy0, broker0, t0 = machine_busy_cpu_s(), svc.broker_cpu_s(), time.monotonic()
             r = c.drain(run, end_lsn)
+            wall = time.monotonic() - t0
+            busy = machine_busy_cpu_s() - busy0
+            r["machine_busy_pct"] = busy * 100 / (os.cpu_count() * wall)
+            r["machine_cpu_s_per_million"] = busy * 1e6 / shape.rows
+            r["broker_cpu_s_per_million"] = (svc.broker_cpu_s() - broker0) * 1e6 / shape.rows
             r["load_avg_1m"] = load
             r["events_per_s"] = shape.rows / r["seconds"]
             r["mb_per_s"] = shape.rows * row_bytes / r["seconds"] / 1e6
@@ -118,7 +126,9 @@ def run_drain(svc, competitors, shape, repeats):
             if "seconds_from_running" in r:
                 r["events_per_s_from_running"] = shape.rows / r["seconds_from_running"]
             log(f"{run} {c.name}: {r['seconds']:.2f}s {r['events_per_s']:.0f} ev/s "
-                f"cpu {r['cpu_s']:.2f}s rss {r['peak_rss_kb']} kB load {load:.1f}")
+                f"cpu {r['cpu_s']:.2f}s rss {r['peak_rss_kb']} kB load {load:.1f}; machine "
+                f"{r['machine_busy_pct']:.0f}% busy, broker {r['broker_cpu_s_per_million']:.1f} "
+                f"CPU-s/M")
             runs[c.name].append(r)
     results = {}
     for name, rs in runs.items():

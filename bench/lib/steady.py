@@ -6,7 +6,7 @@ import time
 from .competitors import Outboxd
 from .debezium import Debezium
 from .naive import NaiveRelay
-from .services import load_average, log, proc_cpu_s, proc_hwm_kb
+from .services import load_average, log, proc_cpu_s, proc_hwm_kb, proc_rss_split_kb
 from .shapes import (Steady, aggregate, pgbench, percentiles, read_latencies, reset_schema,
                      topic)
 
@@ -37,12 +37,12 @@ def steady_outboxd(svc, workdir, outboxd, shape):
     outboxd.wait_confirmed(slot_run(shape), current_lsn(svc), timeout_s=300)
     catch_up = time.monotonic() - start - shape.seconds
     cpu = proc_cpu_s(pid) - cpu0
-    hwm = proc_hwm_kb(pid)
+    hwm, split = proc_hwm_kb(pid), proc_rss_split_kb(pid)
     outboxd.stop()
     lat = read_latencies(svc, topic(shape), events)
     r = {"events": events, "events_per_s": events / shape.seconds, "cpu_s": cpu,
          "cpu_us_per_event": cpu * 1e6 / max(events, 1), "peak_rss_kb": hwm,
-         "catch_up_s": max(catch_up, 0.0), "load_avg_1m": load, **percentiles(lat)}
+         "catch_up_s": max(catch_up, 0.0), "load_avg_1m": load, **split, **percentiles(lat)}
     return r, lat
 
 

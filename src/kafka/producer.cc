@@ -43,7 +43,7 @@ class RdKafkaProducer final : public Producer {
 
   absl::Status Produce(const Record& record, uint64_t tag) override;
   int event_fd() const override { return event_pipe_[0]; }
-  void Poll() override;
+  void Poll(bool event_fd_readable) override;
   bool Flush(int timeout_ms) override;
   const std::optional<std::string>& fatal_error() const override { return fatal_error_; }
   const std::optional<std::string>& operator_error() const override { return operator_error_; }
@@ -251,9 +251,10 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
   return absl::UnavailableError(reason);
 }
 
-void RdKafkaProducer::Poll() {
+void RdKafkaProducer::Poll(bool event_fd_readable) {
+  // A short read emptied the pipe: another read would only fail with EAGAIN.
   char drain[64];
-  while (::read(event_pipe_[0], drain, sizeof drain) > 0) {
+  while (event_fd_readable && ::read(event_pipe_[0], drain, sizeof drain) == sizeof drain) {
   }
   // Bounded so a flood of reports cannot starve the replication side.
   for (int i = 0; i < 64 && rd_kafka_poll(rk_.get(), 0) > 0; ++i) {

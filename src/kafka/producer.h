@@ -61,8 +61,10 @@ class Producer {
   virtual absl::Status Produce(const Record& record, uint64_t tag) = 0;
   // File descriptor that becomes readable when events (delivery reports, errors) are queued.
   virtual int event_fd() const = 0;
-  // Serves queued events without blocking; delivery callbacks run here.
-  virtual void Poll() = 0;
+  // Serves queued events without blocking; delivery callbacks run here. `event_fd_readable`:
+  // poll() reported event_fd() readable, so it must be emptied (otherwise reading it would
+  // only cost a failing syscall).
+  virtual void Poll(bool event_fd_readable) = 0;
   // Waits up to `timeout_ms` for queued records to be delivered, serving delivery callbacks;
   // true when none remain.
   virtual bool Flush(int timeout_ms) = 0;

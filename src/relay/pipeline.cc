@@ -87,9 +87,15 @@ absl::Status Pipeline::PollOnce() {
   if (auto s = session_->SendStatusIfDue(); !s.ok()) return s;
   if (now >= next_progress_) LogProgress(now);
   const bool reading = !blocked_ && !publisher_->dead_letters_waiting();
+  // Delivery reports are served every round; waking for one only pays while Kafka's queue
+  // holds reading up or once a confirm may go out. Waking for each report cost a context
+  // switch per event at low rates (about a third of outboxd's CPU at 1k events/s).
+  const bool wake_for_acks = !reading || now >= session_->next_confirm_allowed();
   pollfd fds[3] = {
       {.fd = ctx_.stop.fd(), .events = POLLIN, .revents = 0},
-      {.fd = publisher_->event_fd(), .events = POLLIN, .revents = 0},
+      {.fd = publisher_->event_fd(),
+       .events = static_cast<short>(wake_for_acks ? POLLIN : 0),
+       .revents = 0},
       // Backpressure (invariant 4): while Kafka's queue is full the socket is not read, and
       // Postgres keeps the WAL.
       {.fd = session_->socket(),
@@ -100,6 +106,10 @@ absl::Status Pipeline::PollOnce() {
   auto wait =
       std::chrono::duration_cast<std::chrono::milliseconds>(session_->next_status_due() - now);
   if (!reading) wait = std::min<std::chrono::milliseconds>(wait, kBlockedRetry);
+  if (!wake_for_acks && tracker_.outstanding_records() > 0) {
+    wait = std::min(
+        wait, std::chrono::ceil<std::chrono::milliseconds>(session_->next_confirm_allowed() - now));
+  }
   // A round that stopped at kMaxMessagesPerRound may have left whole messages in libpq's
   // buffer while the socket is quiet: waiting in poll() then stalls a drain for nothing.
   if (reading && session_->MayHaveBufferedInput()) wait = std::chrono::milliseconds(0);
@@ -112,7 +122,7 @@ absl::Status Pipeline::PollOnce() {
     stopping_ = true;
     return absl::OkStatus();
   }
-  publisher_->Poll();
+  publisher_->Poll((fds[1].revents & POLLIN) != 0);
   if (fds[2].revents & POLLOUT) {
     if (auto s = session_->FlushOutput(); !s.ok()) return s;
   }

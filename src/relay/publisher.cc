@@ -96,8 +96,8 @@ absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin&
   return s;
 }
 
-void Publisher::Poll() {
-  producer_->Poll();
+void Publisher::Poll(bool event_fd_readable) {
+  producer_->Poll(event_fd_readable);
   const bool down = producer_->brokers_down();
   if (brokers_were_down_ && !down) metrics_.reconnects.With("kafka").Add();
   brokers_were_down_ = down;

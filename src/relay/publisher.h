@@ -55,8 +55,9 @@ class Publisher final : private kafka::DeliveryHandler {
   bool dead_letters_waiting() const { return !dead_letters_.empty(); }
 
   int event_fd() const { return producer_->event_fd(); }
-  // Serves delivery reports and tracks whether the brokers are reachable.
-  void Poll();
+  // Serves delivery reports and tracks whether the brokers are reachable; see
+  // kafka::Producer::Poll for `event_fd_readable`.
+  void Poll(bool event_fd_readable);
   // Waits up to `timeout_ms` for deliveries; true when none remain.
   bool Flush(int timeout_ms) { return producer_->Flush(timeout_ms); }
 

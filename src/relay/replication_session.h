@@ -57,6 +57,10 @@ class ReplicationSession {
   absl::Status FlushOutput() { return channel_->Flush(); }
   // When SendStatusIfDue() will next have something to do: the loop's poll deadline.
   std::chrono::steady_clock::time_point next_status_due() const;
+  // Before this no acknowledgement can be confirmed (kConfirmGap after the last update).
+  std::chrono::steady_clock::time_point next_confirm_allowed() const {
+    return last_status_ + kConfirmGap;
+  }
   Lsn confirmed_lsn() const { return confirmed_lsn_; }
   Lsn received_lsn() const { return received_lsn_; }
 

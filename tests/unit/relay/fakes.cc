@@ -103,7 +103,7 @@ void FakeProducer::Report() {
   ready_.Set(acks_enabled_ && !unreported_.empty());
 }
 
-void FakeProducer::Poll() { Report(); }
+void FakeProducer::Poll(bool /*event_fd_readable*/) { Report(); }
 
 bool FakeProducer::Flush(int timeout_ms) {
   Report();

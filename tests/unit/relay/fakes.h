@@ -109,7 +109,7 @@ class FakeProducer final : public kafka::Producer {
       : handler_(handler), clock_(clock), topics_(topics), log_(log), acks_enabled_(acks_enabled) {}
   absl::Status Produce(const kafka::Record& record, uint64_t tag) override;
   int event_fd() const override { return ready_.fd(); }
-  void Poll() override;
+  void Poll(bool event_fd_readable) override;
   bool Flush(int timeout_ms) override;
   const std::optional<std::string>& fatal_error() const override { return none_; }
   const std::optional<std::string>& operator_error() const override { return none_; }

@@ -221,6 +221,35 @@ TEST_F(PipelineTest, ReadsWhatLibpqBufferedWithoutWaitingForTheSocket) {
   EXPECT_EQ(metrics_.transactions.value(), 1u);
 }
 
+TEST_F(PipelineTest, DoesNotWakeForDeliveryReportsWhileNoConfirmCanGoOut) {
+  // Reports are served every round anyway; waking for each one between two confirms cost a
+  // context switch per event at low rates. So within kConfirmGap of a status update the loop
+  // must not ask poll() for the producer's event fd.
+  acks_enabled_ = false;  // The records stay outstanding: acknowledgements are awaited.
+  QueueTransaction(Lsn(0x5000), 2);
+  config_.relay.shutdown_timeout_ms = 100;
+  std::vector<std::pair<int64_t, short>> polls;  // (clock, events asked of the event fd)
+  auto poll = context_.connectors.poll;
+  context_.connectors.poll = [&](pollfd* fds, nfds_t n, int timeout_ms) {
+    if (n == 3) polls.emplace_back(clock_.PostgresNowMicros(), fds[1].events);
+    return poll(fds, n, timeout_ms);
+  };
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  int within_gap = 0;
+  for (const auto& [at, events] : polls) {
+    std::optional<int64_t> last_status;  // The newest update sent at or before this poll.
+    for (const auto& update : channel_log_.status_updates) {
+      if (SentAtOf(update) <= at) last_status = std::max(last_status.value_or(0), SentAtOf(update));
+    }
+    if (!last_status || at - *last_status >= 50'000) continue;
+    ++within_gap;
+    EXPECT_EQ(events & POLLIN, 0) << "asked for delivery reports " << at - *last_status
+                                  << " µs after a status update";
+  }
+  EXPECT_GT(within_gap, 0);
+}
+
 TEST_F(PipelineTest, IdleOutboxStillConfirmsTheKeepaliveWalEnd) {
   frames_.push_back(KeepaliveFrame(Lsn(0x9000), false));
   StopAfter(std::chrono::seconds(2));
