@@ -124,7 +124,10 @@ def write(results, out_dir):
     md = [f"# outboxd benchmark matrix ({'quick' if results['quick'] else 'full'} run)", "",
           f"{v['date']}; {v['machine']}; PostgreSQL {v['postgres']}; {v['kafka']}; "
           f"librdkafka {v['librdkafka']}; outboxd {v['outboxd']}; median of "
-          f"{results['repeats']} run(s) per drain; load average (1 min) at each figure's "
+          f"{results['repeats']} run(s) per drain"
+          + (f" ({results['debezium_repeats']} for the Debezium variants)"
+             if results.get("debezium_repeats") else "")
+          + "; load average (1 min) at each figure's "
           f"start in the last column.", ""]
     if results.get("command"):
         md += [f"Command: `{results['command']}`", ""]

@@ -104,15 +104,18 @@ std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
       {"enable.idempotence", "true"},      // acks=all, ordered retries (invariant 3).
       {"message.timeout.ms", "0"},         // Never drop a record locally (kPinnedProperties).
       {"partitioner", "murmur2_random"},   // Same partition per key as the Java client.
-      {"linger.ms", "2"},                  // Latency target: p99 commit→ack ≤ 10 ms.
+      // p99 commit→append within 2 ms of producing each row at once (bench/run, steady 1k/s:
+      // linger 2 +2.3 ms, 1 +1.0 ms, 0 -0.1 ms but +8.8 ms at 5k/s, where 1 was -5.0 ms).
+      {"linger.ms", "1"},
       {"statistics.interval.ms", "5000"},  // For outboxd_kafka_retries_total.
       // Bounded memory instead of librdkafka's 1 GiB: each queued message also costs a few
       // hundred bytes of bookkeeping that the kbytes limit does not count, so cap both.
-      // Measured: 200k small rows drain at the same rate as with 100000/16384, peak RSS
-      // 22 MB instead of 65 MB. Peak RSS follows the kbytes cap (200k 400 B rows, one run
-      // each on 2 shared cores: 4096 -> 29 MB, 2048 -> 25 MB, 1024 -> 22 MB) while the drain
-      // rate did not move beyond run-to-run noise (46k/41k/50k rows/s), so 1024.
-      {"queue.buffering.max.kbytes", "1024"},
+      // Peak RSS follows the kbytes cap (1024 -> 23 MB, 2048 -> 25.5 MB, 4096 -> 31 MB in a
+      // drain of 1 KB rows); 2048 drained those 1 KB rows 26% faster than 1024 and 8 KB rows
+      // 8% faster (median of 3 interleaved runs each, bench/run shapes on 2 cores), while
+      // 400 B rows moved within noise. Bigger rows need more bytes in flight to keep the
+      // broker busy; past 2048 the gain stopped.
+      {"queue.buffering.max.kbytes", "2048"},
       {"queue.buffering.max.messages", "10000"},
   };
 }
