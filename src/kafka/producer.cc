@@ -101,9 +101,9 @@ absl::Status CheckPinned(const std::string& name, const std::string& value) {
 std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
   return {
       {"client.id", "outboxd"},
-      {"enable.idempotence", "true"},      // acks=all, ordered retries (invariant 3).
-      {"message.timeout.ms", "0"},         // Never drop a record locally (kPinnedProperties).
-      {"partitioner", "murmur2_random"},   // Same partition per key as the Java client.
+      {"enable.idempotence", "true"},     // acks=all, ordered retries (invariant 3).
+      {"message.timeout.ms", "0"},        // Never drop a record locally (kPinnedProperties).
+      {"partitioner", "murmur2_random"},  // Same partition per key as the Java client.
       // p99 commit→append within 2 ms of producing each row at once (bench/run, steady 1k/s:
       // linger 2 +2.3 ms, 1 +1.0 ms, 0 -0.1 ms but +8.8 ms at 5k/s, where 1 was -5.0 ms).
       {"linger.ms", "1"},
