@@ -160,24 +160,23 @@ def machine_busy_cpu_s():
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-def proc_hwm_kb(pid):
+def proc_status_kb(pid):
+    """The kB figures of /proc/PID/status (VmHWM, RssAnon, ...), by name."""
     with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM"):
-                return int(line.split()[1])
-    return 0
+        return {k: int(v.split()[0]) for k, _, v in (line.partition(":") for line in f)
+                if v.strip().endswith("kB")}
+
+
+def proc_hwm_kb(pid):
+    return proc_status_kb(pid).get("VmHWM", 0)
 
 
 def proc_rss_split_kb(pid):
     """Resident memory now, split: the process's own (anonymous) pages and mapped files
     (binary and shared libraries, mostly shared with other processes)."""
-    split = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(("RssAnon", "RssFile", "RssShmem")):
-                split[line.split(":")[0]] = int(line.split()[1])
-    return {"rss_anon_kb": split.get("RssAnon", 0),
-            "rss_file_kb": split.get("RssFile", 0) + split.get("RssShmem", 0)}
+    status = proc_status_kb(pid)
+    return {"rss_anon_kb": status.get("RssAnon", 0),
+            "rss_file_kb": status.get("RssFile", 0) + status.get("RssShmem", 0)}
 
 
 def wait_usage(proc):
