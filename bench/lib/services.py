@@ -179,11 +179,22 @@ def proc_rss_split_kb(pid):
             "rss_file_kb": status.get("RssFile", 0) + status.get("RssShmem", 0)}
 
 
-def wait_usage(proc):
-    """Waits for `proc` and returns its own CPU and peak RSS (wait4 rusage)."""
-    _, status, ru = os.wait4(proc.pid, 0)
+def wait_usage(proc, sample_s=0.05):
+    """Waits for `proc` and returns its own CPU (wait4 rusage) and peak RSS. The peak is
+    VmHWM sampled while it runs: rusage's ru_maxrss keeps the high-water mark from before
+    exec, i.e. the forking Python runner's size, not the program's."""
+    hwm = 0
+    while True:
+        try:
+            hwm = max(hwm, proc_hwm_kb(proc.pid))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            break
+        time.sleep(sample_s)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Usage(ru.ru_utime + ru.ru_stime, ru.ru_maxrss), proc.returncode
+    return Usage(ru.ru_utime + ru.ru_stime, hwm), proc.returncode
 
 
 def load_average():
