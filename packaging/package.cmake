@@ -58,7 +58,7 @@ set(CPACK_DEBIAN_FILE_NAME "DEB-DEFAULT")
 set(CPACK_DEBIAN_PACKAGE_RELEASE "1")
 set(CPACK_DEBIAN_PACKAGE_SECTION "net")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
-# Library dependencies (libpq5, librdkafka1, libabsl, libfmt, ...) come from dpkg-shlibdeps on
+# Library dependencies (libpq5, librdkafka1, libfmt, ...) come from dpkg-shlibdeps on
 # the binary, with the minimum versions it was linked against; passwd provides useradd.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")

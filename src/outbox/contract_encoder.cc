@@ -2,13 +2,15 @@
 // (proto/outboxd/v1/event.proto), written as protobuf, as its canonical JSON or as a
 // CloudEvent; and the W3C trace-context headers, which every format carries.
 
+#include <algorithm>
+
 #include "common/log.h"
 #include "fmt/format.h"
 #include "outbox/contract_json.h"
+#include "outbox/contract_protobuf.h"
 #include "outbox/mapper.h"
 #include "outbox/timestamp.h"
 #include "outbox/trace_context.h"
-#include "outboxd/v1/event.pb.h"
 
 namespace outboxd::outbox {
 namespace {
@@ -32,15 +34,16 @@ std::optional<std::string_view> TextOrNullValue(const ColumnValue& value) {
   return value.data;
 }
 
-void SetTime(int64_t unix_micros, google::protobuf::Timestamp& out) {
-  int64_t seconds = unix_micros / 1000000;
-  int64_t micros = unix_micros % 1000000;
-  if (micros < 0) {  // Timestamp's nanos are never negative.
-    micros += 1000000;
-    --seconds;
-  }
-  out.set_seconds(seconds);
-  out.set_nanos(static_cast<int32_t>(micros * 1000));
+// Sets out.value to what `encode` appends to an empty owned_value. A bytea payload was decoded
+// into owned_value itself: then it is encoded into scratch and the two swapped.
+template <typename Encode>
+void EncodeIntoOwnedValue(const ContractEvent& event, OutboxEvent& out, Encode encode) {
+  const bool payload_is_owned = event.payload && event.payload->data() == out.owned_value.data();
+  std::string& target = payload_is_owned ? out.scratch : out.owned_value;
+  target.clear();
+  encode(target);
+  if (payload_is_owned) out.owned_value.swap(out.scratch);
+  out.value = out.owned_value;
 }
 
 }  // namespace
@@ -69,86 +72,67 @@ void Mapper::AppendTraceHeaders(RelationLayout& layout, OutboxEvent& out) {
 }
 
 absl::Status Mapper::FillEvent(RelationLayout& layout, std::optional<std::string_view> payload) {
-  v1::Event& event = *event_;
-  // Not Clear(): it deletes the submessages and the payload string, which the next row would
-  // allocate again. Emptied strings keep their capacity, so a warm event allocates nothing.
-  for (std::string* field :
-       {event.mutable_id(), event.mutable_aggregate_type(), event.mutable_aggregate_id(),
-        event.mutable_type(), event.mutable_correlation_id(), event.mutable_causation_id(),
-        event.mutable_traceparent(), event.mutable_tracestate(), event.mutable_content_type()}) {
-    field->clear();
-  }
-  if (!event.headers().empty()) event.mutable_headers()->clear();
-  // Assigning through mutable_x() reuses the field's buffer, where set_x(std::string) would
-  // build a temporary per field.
-  auto assign = [&](int index, std::string* (v1::Event::*mutable_field)()) {
+  ContractEvent& event = event_;
+  auto text = [&](int index) {
     const ColumnValue value = Value(index);
-    if (value.kind == ColumnKind::kText) (event.*mutable_field)()->assign(value.data);
+    return value.kind == ColumnKind::kText ? value.data : std::string_view();
   };
-  assign(layout.id, &v1::Event::mutable_id);
-  assign(layout.aggregate_type, &v1::Event::mutable_aggregate_type);
-  assign(layout.aggregate_id, &v1::Event::mutable_aggregate_id);
-  assign(layout.type, &v1::Event::mutable_type);
-  assign(layout.correlation_id, &v1::Event::mutable_correlation_id);
-  assign(layout.causation_id, &v1::Event::mutable_causation_id);
-  if (traceparent_) {
-    event.mutable_traceparent()->assign(*traceparent_);
-    assign(layout.tracestate, &v1::Event::mutable_tracestate);
-  }
+  event.id = text(layout.id);
+  event.aggregate_type = text(layout.aggregate_type);
+  event.aggregate_id = text(layout.aggregate_id);
+  event.type = text(layout.type);
+  event.correlation_id = text(layout.correlation_id);
+  event.causation_id = text(layout.causation_id);
+  event.traceparent = traceparent_.value_or(std::string_view());
+  event.tracestate = traceparent_ ? text(layout.tracestate) : std::string_view();
+  event.headers.clear();
   for (size_t i = 0; i < layout.placements.size(); ++i) {
     if (cfg_.additional_placement[i].placement != config::Placement::kHeader) continue;
     const ColumnValue value = Value(layout.placements[i]);
     if (value.kind != ColumnKind::kText) continue;
-    (*event.mutable_headers())[cfg_.additional_placement[i].alias].assign(value.data);
+    const std::string_view name = cfg_.additional_placement[i].alias;
+    auto same = std::find_if(event.headers.begin(), event.headers.end(),
+                             [&](const auto& header) { return header.first == name; });
+    if (same == event.headers.end()) {
+      event.headers.emplace_back(name, value.data);
+    } else {
+      same->second = value.data;  // A map keeps a repeated key's last value.
+    }
   }
   const ColumnValue content_type = Value(layout.content_type);
   if (content_type.kind == ColumnKind::kText) {
-    event.mutable_content_type()->assign(content_type.data);
+    event.content_type = content_type.data;
   } else if (payload) {
-    event.mutable_content_type()->assign(layout.payload_is_json    ? kJsonType
-                                         : layout.payload_is_bytea ? kBinaryType
-                                                                   : kTextType);
-  }
-  if (payload) {
-    event.mutable_payload()->assign(*payload);  // Reuses the string while the oneof holds it.
+    event.content_type = layout.payload_is_json    ? kJsonType
+                         : layout.payload_is_bytea ? kBinaryType
+                                                   : kTextType;
   } else {
-    event.clear_data();
+    event.content_type = {};
   }
+  event.payload = payload;
 
-  const int64_t commit_micros = source_.commit_time_us + kPostgresEpochMicros;
+  // A non-transactional logical message has no commit: no xid, no commit time.
+  std::optional<int64_t> commit_micros;
+  if (source_.commit_time_us != 0) commit_micros = source_.commit_time_us + kPostgresEpochMicros;
   const ColumnValue occurred = Value(layout.occurred_at);
   if (occurred.kind == ColumnKind::kText) {
-    const std::optional<int64_t> micros =
-        ParseTimestampMicros(occurred.data, layout.occurred_at_has_zone);
-    if (!micros) {
+    event.occurred_at_us = ParseTimestampMicros(occurred.data, layout.occurred_at_has_zone);
+    if (!event.occurred_at_us) {
       return absl::InvalidArgumentError(fmt::format(
           "column {} holds \"{}\", which is no ISO timestamp outboxd can read (infinity, a BC "
           "date or a non-ISO DateStyle)",
           cfg_.occurred_at_column.name, occurred.data));
     }
-    SetTime(*micros, *event.mutable_occurred_at());
-  } else if (source_.commit_time_us != 0) {
-    SetTime(commit_micros, *event.mutable_occurred_at());
   } else {
-    event.clear_occurred_at();
+    event.occurred_at_us = commit_micros;
   }
-  // A non-transactional logical message has no commit: no xid, no commit time.
-  v1::SourcePosition& source = *event.mutable_source();
-  source.set_commit_lsn(source_.commit_lsn.value());
-  source.set_lsn(source_.lsn.value());
-  source.set_xid(source_.xid.value);
-  if (source_.commit_time_us != 0) {
-    SetTime(commit_micros, *source.mutable_commit_time());
-  } else {
-    source.clear_commit_time();
-  }
-  if (message_prefix_.empty()) {
-    source.mutable_table()->assign(layout.table);
-    source.mutable_message_prefix()->clear();
-  } else {
-    source.mutable_table()->clear();
-    source.mutable_message_prefix()->assign(message_prefix_);
-  }
+  ContractSource& source = event.source;
+  source.commit_lsn = source_.commit_lsn.value();
+  source.lsn = source_.lsn.value();
+  source.xid = source_.xid.value;
+  source.commit_time_us = commit_micros;
+  source.table = message_prefix_.empty() ? std::string_view(layout.table) : std::string_view();
+  source.message_prefix = message_prefix_;
   return absl::OkStatus();
 }
 
@@ -167,13 +151,13 @@ absl::Status Mapper::EncodeContract(RelationLayout& layout, OutboxEvent& out) {
   }
   AppendTraceHeaders(layout, out);
   if (auto s = FillEvent(layout, payload); !s.ok()) return s;
-  const v1::Event& event = *event_;
-  if (cfg_.format == Format::kCloudEvents && (event.id().empty() || event.type().empty())) {
+  const ContractEvent& event = event_;
+  if (cfg_.format == Format::kCloudEvents && (event.id.empty() || event.type.empty())) {
     // CloudEvents requires both attributes non-empty (spec 1.0, "REQUIRED Attributes").
     return absl::InvalidArgumentError(
         fmt::format("column {} is NULL or empty; a CloudEvent needs a non-empty ce_{}",
-                    event.id().empty() ? cfg_.id_column : cfg_.type_column.name,
-                    event.id().empty() ? "id" : "type"));
+                    event.id.empty() ? cfg_.id_column : cfg_.type_column.name,
+                    event.id.empty() ? "id" : "type"));
   }
   if (tombstone) {
     out.value.reset();
@@ -181,13 +165,11 @@ absl::Status Mapper::EncodeContract(RelationLayout& layout, OutboxEvent& out) {
   }
   switch (cfg_.format) {
     case Format::kEnvelopeProtobuf:
-      event.SerializeToString(&out.owned_value);
-      out.value = out.owned_value;
+      EncodeIntoOwnedValue(event, out, [&](std::string& to) { AppendEventProtobuf(event, to); });
       break;
     case Format::kEnvelopeJson:
-      out.owned_value.clear();
-      AppendEventJson(event, layout.payload_is_json, out.owned_value);
-      out.value = out.owned_value;
+      EncodeIntoOwnedValue(
+          event, out, [&](std::string& to) { AppendEventJson(event, layout.payload_is_json, to); });
       break;
     case Format::kCloudEvents:
       EncodeCloudEvent(layout, out);
@@ -199,7 +181,7 @@ absl::Status Mapper::EncodeContract(RelationLayout& layout, OutboxEvent& out) {
 }
 
 void Mapper::EncodeCloudEvent(const RelationLayout& layout, OutboxEvent& out) {
-  const v1::Event& event = *event_;
+  const ContractEvent& event = event_;
   // The header values that are not column views live in owned_headers; views are taken once
   // it is complete, as appending may move it.
   std::string& owned = out.owned_headers;
@@ -212,31 +194,27 @@ void Mapper::EncodeCloudEvent(const RelationLayout& layout, OutboxEvent& out) {
   const size_t source_size = owned.size();
   const std::string_view source = std::string_view(owned).substr(0, source_size);
   if (cfg_.cloudevents_mode == config::CloudEventsMode::kStructured) {
-    out.owned_value.clear();
-    AppendCloudEventJson(event, source, layout.payload_is_json, out.owned_value);
-    out.value = out.owned_value;
+    EncodeIntoOwnedValue(event, out, [&](std::string& to) {
+      AppendCloudEventJson(event, source, layout.payload_is_json, to);
+    });
     out.headers.push_back(Header{"content-type", kCloudEventsJsonType});
     return;
   }
-  if (event.has_occurred_at()) AppendRfc3339(UnixMicros(event.occurred_at()), owned);
+  if (event.occurred_at_us) AppendRfc3339(*event.occurred_at_us, owned);
   const std::string_view all = owned;
-  auto optional = [&](std::string_view name, const std::string& value) {
+  auto optional = [&](std::string_view name, std::string_view value) {
     if (!value.empty()) out.headers.push_back(Header{name, value});
   };
   out.headers.push_back(Header{"ce_specversion", "1.0"});
-  out.headers.push_back(Header{"ce_id", event.id()});
+  out.headers.push_back(Header{"ce_id", event.id});
   out.headers.push_back(Header{"ce_source", all.substr(0, source_size)});
-  out.headers.push_back(Header{"ce_type", event.type()});
-  if (event.has_occurred_at()) out.headers.push_back(Header{"ce_time", all.substr(source_size)});
-  optional("ce_subject", event.aggregate_id());
-  optional("content-type", event.content_type());
-  optional("ce_correlationid", event.correlation_id());
-  optional("ce_causationid", event.causation_id());
-  if (event.data_case() == v1::Event::kPayload) {
-    out.value = event.payload();
-  } else {
-    out.value.reset();
-  }
+  out.headers.push_back(Header{"ce_type", event.type});
+  if (event.occurred_at_us) out.headers.push_back(Header{"ce_time", all.substr(source_size)});
+  optional("ce_subject", event.aggregate_id);
+  optional("content-type", event.content_type);
+  optional("ce_correlationid", event.correlation_id);
+  optional("ce_causationid", event.causation_id);
+  out.value = event.payload;
 }
 
 }  // namespace outboxd::outbox

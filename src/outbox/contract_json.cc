@@ -28,10 +28,10 @@ class ObjectWriter {
     if (value.empty()) return;
     AppendJsonString(value, Name(name));
   }
-  void Time(std::string_view name, const google::protobuf::Timestamp& time) {
+  void Time(std::string_view name, int64_t unix_micros) {
     std::string& out = Name(name);
     out.push_back('"');
-    AppendRfc3339(UnixMicros(time), out);
+    AppendRfc3339(unix_micros, out);
     out.push_back('"');
   }
   void Base64(std::string_view name, std::string_view bytes) {
@@ -46,68 +46,63 @@ class ObjectWriter {
   bool first_ = true;
 };
 
-void AppendSource(const v1::SourcePosition& source, std::string& out) {
+void AppendSource(const ContractSource& source, std::string& out) {
   ObjectWriter object(out);
   // uint64 is a JSON string in the mapping (JavaScript numbers stop at 2^53).
-  if (source.commit_lsn() != 0)
-    fmt::format_to(std::back_inserter(object.Name("commitLsn")), "\"{}\"", source.commit_lsn());
-  if (source.lsn() != 0)
-    fmt::format_to(std::back_inserter(object.Name("lsn")), "\"{}\"", source.lsn());
-  if (source.xid() != 0) fmt::format_to(std::back_inserter(object.Name("xid")), "{}", source.xid());
-  if (source.has_commit_time()) object.Time("commitTime", source.commit_time());
-  object.String("table", source.table());
-  object.String("messagePrefix", source.message_prefix());
+  if (source.commit_lsn != 0)
+    fmt::format_to(std::back_inserter(object.Name("commitLsn")), "\"{}\"", source.commit_lsn);
+  if (source.lsn != 0) fmt::format_to(std::back_inserter(object.Name("lsn")), "\"{}\"", source.lsn);
+  if (source.xid != 0) fmt::format_to(std::back_inserter(object.Name("xid")), "{}", source.xid);
+  if (source.commit_time_us) object.Time("commitTime", *source.commit_time_us);
+  object.String("table", source.table);
+  object.String("messagePrefix", source.message_prefix);
 }
 
 }  // namespace
 
-int64_t UnixMicros(const google::protobuf::Timestamp& time) {
-  return time.seconds() * 1000000 + time.nanos() / 1000;
-}
-
-void AppendEventJson(const v1::Event& event, bool payload_is_json, std::string& out) {
+void AppendEventJson(const ContractEvent& event, bool payload_is_json, std::string& out) {
   ObjectWriter object(out);
-  object.String("id", event.id());
-  object.String("aggregateType", event.aggregate_type());
-  object.String("aggregateId", event.aggregate_id());
-  object.String("type", event.type());
-  if (event.has_occurred_at()) object.Time("occurredAt", event.occurred_at());
-  object.String("correlationId", event.correlation_id());
-  object.String("causationId", event.causation_id());
-  object.String("traceparent", event.traceparent());
-  object.String("tracestate", event.tracestate());
-  if (!event.headers().empty()) {
+  object.String("id", event.id);
+  object.String("aggregateType", event.aggregate_type);
+  object.String("aggregateId", event.aggregate_id);
+  object.String("type", event.type);
+  if (event.occurred_at_us) object.Time("occurredAt", *event.occurred_at_us);
+  object.String("correlationId", event.correlation_id);
+  object.String("causationId", event.causation_id);
+  object.String("traceparent", event.traceparent);
+  object.String("tracestate", event.tracestate);
+  if (!event.headers.empty()) {
     ObjectWriter headers(object.Name("headers"));
-    for (const auto& [name, value] : event.headers()) AppendJsonString(value, headers.Name(name));
+    for (const auto& [name, value] : event.headers) AppendJsonString(value, headers.Name(name));
   }
-  object.String("contentType", event.content_type());
-  if (event.data_case() == v1::Event::kPayload) {
+  object.String("contentType", event.content_type);
+  if (event.payload) {
     if (payload_is_json) {
-      object.Name("payloadJson").append(event.payload());  // Postgres validated it as JSON.
+      object.Name("payloadJson").append(*event.payload);  // Postgres validated it as JSON.
     } else {
-      object.Base64("payload", event.payload());
+      object.Base64("payload", *event.payload);
     }
   }
-  if (event.has_source()) AppendSource(event.source(), object.Name("source"));
+  AppendSource(event.source, object.Name("source"));
 }
 
-void AppendCloudEventJson(const v1::Event& event, std::string_view source, bool payload_is_json,
+void AppendCloudEventJson(const ContractEvent& event, std::string_view source, bool payload_is_json,
                           std::string& out) {
   ObjectWriter object(out);
   object.Name("specversion").append("\"1.0\"");
-  object.String("id", event.id());
+  object.String("id", event.id);
   object.String("source", source);
-  object.String("type", event.type());
-  object.String("subject", event.aggregate_id());
-  if (event.has_occurred_at()) object.Time("time", event.occurred_at());
-  object.String("datacontenttype", event.content_type());
-  object.String("correlationid", event.correlation_id());
-  object.String("causationid", event.causation_id());
-  if (event.data_case() == v1::Event::kPayload) {
+  object.String("type", event.type);
+  object.String("subject", event.aggregate_id);
+  if (event.occurred_at_us) object.Time("time", *event.occurred_at_us);
+  object.String("datacontenttype", event.content_type);
+  object.String("correlationid", event.correlation_id);
+  object.String("causationid", event.causation_id);
+  if (event.payload) {
     if (payload_is_json) {
-      object.Name("data").append(event.payload());
+      object.Name("data").append(*event.payload);
     } else {
-      object.Base64("data_base64", event.payload());
+      object.Base64("data_base64", *event.payload);
     }
   }
 }

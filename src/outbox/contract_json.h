@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "outboxd/v1/event.pb.h"
+#include "outbox/contract_event.h"
 
 namespace outboxd::outbox {
 
@@ -14,15 +14,12 @@ namespace outboxd::outbox {
 // left out, uint64 as strings, Timestamps as RFC 3339, bytes as base64. With
 // `payload_is_json`, the payload (JSON text of a json/jsonb column) is embedded as it stands
 // under "payloadJson" (the Value field); otherwise it is "payload", base64.
-void AppendEventJson(const v1::Event& event, bool payload_is_json, std::string& out);
+void AppendEventJson(const ContractEvent& event, bool payload_is_json, std::string& out);
 
 // Appends the CloudEvents 1.0 JSON event of `event`: specversion, id, source, type, subject
 // (aggregate id), time (occurred_at), datacontenttype, the correlationid and causationid
 // extensions, and "data" (JSON embedded, with `payload_is_json`) or "data_base64".
-void AppendCloudEventJson(const v1::Event& event, std::string_view source, bool payload_is_json,
+void AppendCloudEventJson(const ContractEvent& event, std::string_view source, bool payload_is_json,
                           std::string& out);
-
-// Microseconds since the Unix epoch of a protobuf Timestamp (Postgres has no finer unit).
-int64_t UnixMicros(const google::protobuf::Timestamp& time);
 
 }  // namespace outboxd::outbox

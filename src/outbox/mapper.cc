@@ -6,7 +6,6 @@
 #include "common/log.h"
 #include "fmt/format.h"
 #include "outbox/bytea.h"
-#include "outboxd/v1/event.pb.h"
 
 namespace outboxd::outbox {
 namespace {
@@ -49,8 +48,7 @@ Mapper::Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> t
                                 [](const config::AdditionalField& f) {
                                   return f.placement == config::Placement::kEnvelope;
                                 })),
-      message_layout_(BuildMessageLayout(cfg, message_names_)),
-      event_(std::make_unique<v1::Event>()) {}
+      message_layout_(BuildMessageLayout(cfg, message_names_)) {}
 
 Mapper::~Mapper() = default;
 

@@ -18,14 +18,11 @@
 #include "config/config.h"
 #include "config/topic.h"
 #include "config/topic_router.h"
+#include "outbox/contract_event.h"
 #include "outbox/json_validator.h"
 #include "outbox/message_fields.h"
 #include "outbox/relation_layout.h"
 #include "pgoutput/messages.h"
-
-namespace outboxd::v1 {
-class Event;
-}  // namespace outboxd::v1
 
 namespace outboxd::outbox {
 
@@ -187,7 +184,7 @@ class Mapper {
   MessageFields message_fields_;
   EventSource source_;
   std::string_view message_prefix_;              // Of the message being mapped; empty for rows.
-  std::unique_ptr<v1::Event> event_;             // Reused from row to row (contract formats).
+  ContractEvent event_;                          // Of the row (contract formats).
   std::optional<std::string_view> traceparent_;  // Valid traceparent of the row, if any.
   uint64_t invalid_traceparents_ = 0;
 };

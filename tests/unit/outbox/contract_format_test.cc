@@ -45,6 +45,11 @@ Columns ContractColumns(uint32_t payload_oid = kJsonb, uint32_t occurred_oid = k
 
 using Opt = std::optional<std::string>;
 
+// Microseconds since the Unix epoch of a decoded Timestamp (Postgres has no finer unit).
+int64_t UnixMicros(const google::protobuf::Timestamp& time) {
+  return time.seconds() * 1000000 + time.nanos() / 1000;
+}
+
 class ContractFormatTest : public testing::MapperFixture {
  protected:
   Mapper& StartContract(config::Format format, const Columns& columns = ContractColumns()) {
