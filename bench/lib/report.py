@@ -175,12 +175,15 @@ def charts(results, out_dir):
         plt.close(fig)
     if results["steady"]:
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for name, shape in results["steady"].items():
+        # One colour per competitor, one line style per rate: twelve lines stay readable.
+        colours, styles = {}, ["-", "--", ":", "-."]
+        for rate, (name, shape) in enumerate(results["steady"].items()):
             for comp, r in shape["results"].items():
                 lat = r.get("latency_ms_sorted_sample", [])
                 if lat:
-                    ax.plot(lat, [i / len(lat) for i in range(len(lat))],
-                            label=f"{name} {comp}")
+                    colour = colours.setdefault(comp, f"C{len(colours)}")
+                    ax.plot(lat, [i / len(lat) for i in range(len(lat))], color=colour,
+                            linestyle=styles[rate % len(styles)], label=f"{name} {comp}")
         ax.set_xscale("log")
         ax.set_xlabel("commit → broker append (ms)")
         ax.set_ylabel("fraction of records")
