@@ -58,7 +58,29 @@ absl::Status Pipeline::Loop() {
     if (auto s = PollOnce(); !s.ok()) return s;
     if (auto s = CheckStages(); !s.ok()) return s;
   }
+  stop_deadline_ =
+      ctx_.clock.SteadyNow() + std::chrono::milliseconds(config_.relay.shutdown_timeout_ms);
+  if (auto s = FinishOpenTransaction(); !s.ok()) return s;
   return Shutdown();
+}
+
+absl::Status Pipeline::FinishOpenTransaction() {
+  if (!tracker_.InTransaction()) return absl::OkStatus();
+  log::Info("stopping: reading on to the commit of the open transaction (xid {}) first",
+            current_xid_.value);
+  stopping_ = false;  // PollOnce sets it again on a second stop request, which ends the wait.
+  while (tracker_.InTransaction() && !stopping_ && ctx_.clock.SteadyNow() < *stop_deadline_) {
+    if (auto s = PollOnce(); !s.ok()) return s;
+    if (auto s = CheckStages(); !s.ok()) return s;
+  }
+  if (tracker_.InTransaction()) {
+    log::Warn(
+        "stopping inside transaction xid {}: its rows already in Kafka will be published "
+        "again after a restart",
+        current_xid_.value);
+  }
+  stopping_ = true;
+  return absl::OkStatus();
 }
 
 absl::Status Pipeline::CheckStages() {
@@ -106,6 +128,9 @@ absl::Status Pipeline::PollOnce() {
   auto wait =
       std::chrono::duration_cast<std::chrono::milliseconds>(session_->next_status_due() - now);
   if (!reading) wait = std::min<std::chrono::milliseconds>(wait, kBlockedRetry);
+  if (stop_deadline_) {
+    wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(*stop_deadline_ - now));
+  }
   if (!wake_for_acks && tracker_.outstanding_records() > 0) {
     wait = std::min(
         wait, std::chrono::ceil<std::chrono::milliseconds>(session_->next_confirm_allowed() - now));
@@ -223,20 +248,32 @@ absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, const WalMes
     ctx_.metrics.rows_ignored.Add();
     return absl::OkStatus();
   }
-  const RecordOrigin origin{.tx = current_tx_,
-                            .lsn = wal.wal_start,
-                            .xid = current_xid_,
-                            .relation = insert.relation,
-                            .commit_time_us = current_commit_time_us_,
-                            .received = wal.received};
+  const RecordOrigin origin = OriginAt(wal.wal_start, insert.relation, wal);
+  return PublishMapped(mapper_.Map(insert, event_), origin,
+                       [&](std::string_view reason, std::string_view label) {
+                         return DeadLetterRow(insert, origin, reason, label);
+                       });
+}
+
+RecordOrigin Pipeline::OriginAt(Lsn lsn, RelationId relation, const WalMessage& wal) {
   mapper_.SetSource({.commit_lsn = current_commit_lsn_,
-                     .lsn = wal.wal_start,
+                     .lsn = lsn,
                      .xid = current_xid_,
                      .commit_time_us = current_commit_time_us_});
-  absl::Status mapped = mapper_.Map(insert, event_);
+  return RecordOrigin{.tx = current_tx_,
+                      .lsn = lsn,
+                      .xid = current_xid_,
+                      .relation = relation,
+                      .commit_time_us = current_commit_time_us_,
+                      .received = wal.received};
+}
+
+absl::Status Pipeline::PublishMapped(
+    absl::Status mapped, const RecordOrigin& origin,
+    absl::FunctionRef<absl::Status(std::string_view reason, std::string_view label)> dead_letter) {
   if (!mapped.ok()) {
     if (!absl::IsInvalidArgument(mapped)) return mapped;
-    return DeadLetterRow(insert, origin, MessageOf(mapped), kUnmappable);
+    return dead_letter(MessageOf(mapped), kUnmappable);
   }
   absl::Status produced = publisher_->Publish(event_, origin);
   // Anything but an outright refusal (too large, illegal topic) is success, backpressure
@@ -245,7 +282,7 @@ absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, const WalMes
     if (!produced.ok() && !absl::IsResourceExhausted(produced)) failure_cause_ = "kafka";
     return produced;
   }
-  return DeadLetterRow(insert, origin, MessageOf(produced), kProducerRefused);
+  return dead_letter(MessageOf(produced), kProducerRefused);
 }
 
 absl::Status Pipeline::DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
@@ -280,10 +317,12 @@ void Pipeline::LogProgress(std::chrono::steady_clock::time_point now) {
 }
 
 absl::Status Pipeline::Shutdown() {
-  const int timeout_ms = config_.relay.shutdown_timeout_ms;
-  log::Info("stopping: waiting up to {} ms for {} outstanding Kafka deliveries", timeout_ms,
+  const auto deadline = *stop_deadline_;
+  log::Info("stopping: waiting up to {} ms for {} outstanding Kafka deliveries",
+            std::chrono::ceil<std::chrono::milliseconds>(
+                std::max(deadline - ctx_.clock.SteadyNow(), std::chrono::steady_clock::duration()))
+                .count(),
             tracker_.outstanding_records());
-  const auto deadline = ctx_.clock.SteadyNow() + std::chrono::milliseconds(timeout_ms);
   while (ctx_.clock.SteadyNow() < deadline &&
          (tracker_.outstanding_records() > 0 || publisher_->dead_letters_waiting())) {
     if (auto s = publisher_->ProduceDeadLetters(); !s.ok()) break;

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "outbox/mapper.h"
 #include "pgoutput/messages.h"
@@ -37,8 +38,9 @@ class Pipeline {
   // `context` must outlive the Pipeline.
   explicit Pipeline(RelayContext& context);
 
-  // Connects, streams until asked to stop or until something fails. After a stop it drains
-  // (bounded by shutdown_timeout_ms), confirms what Kafka acknowledged and returns OK, or the
+  // Connects, streams until asked to stop or until something fails. After a stop it reads on
+  // to the end of an open transaction and drains (both within shutdown_timeout_ms), confirms
+  // what Kafka acknowledged and returns OK, or the
   // error that kept it from confirming. Unavailable means "restart me from the confirmed
   // LSN"; any other error is not worth retrying.
   absl::Status Run();
@@ -61,6 +63,14 @@ class Pipeline {
   absl::Status HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal);
   absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
                              std::string_view reason, std::string_view label);
+  // The origin of a row or message at `lsn` of the current transaction; also tells the mapper
+  // (the contract formats carry it).
+  RecordOrigin OriginAt(Lsn lsn, RelationId relation, const WalMessage& wal);
+  // Produces event_ as `mapped` (the mapper's result) left it. What the mapper or the producer
+  // refuses goes through `dead_letter(reason, label)`; anything else is returned as it is.
+  absl::Status PublishMapped(
+      absl::Status mapped, const RecordOrigin& origin,
+      absl::FunctionRef<absl::Status(std::string_view reason, std::string_view label)> dead_letter);
   // The table-less outbox (pipeline_messages.cc).
   bool IsOutboxPrefix(std::string_view prefix) const;
   absl::Status HandleLogicalMessage(const pgoutput::LogicalMessage& message, const WalMessage& wal);
@@ -68,6 +78,10 @@ class Pipeline {
   absl::Status DeadLetterMessage(const pgoutput::LogicalMessage& message,
                                  const RecordOrigin& origin, std::string_view reason,
                                  std::string_view label);
+  // A stop between a transaction's rows reads on to its Commit (until stop_deadline_ or a
+  // second stop request), so what was produced of it can be confirmed and a restart after a
+  // clean stop repeats nothing.
+  absl::Status FinishOpenTransaction();
   absl::Status CheckStages();
   void ReportProducerHealth();
   void LogProgress(std::chrono::steady_clock::time_point now);
@@ -83,6 +97,9 @@ class Pipeline {
 
   std::optional<WalMessage> blocked_;  // Message waiting for room in Kafka's queue.
   bool stopping_ = false;
+  // Set at a stop request: finishing the open transaction and draining share
+  // shutdown_timeout_ms.
+  std::optional<std::chrono::steady_clock::time_point> stop_deadline_;
   std::string_view failure_cause_ = "postgres";
   std::optional<bool> producer_healthy_;  // Last value reported to Health.
 

@@ -47,27 +47,11 @@ absl::Status Pipeline::HandleLogicalMessage(const pgoutput::LogicalMessage& mess
 
 absl::Status Pipeline::PublishMessage(const pgoutput::LogicalMessage& message,
                                       const WalMessage& wal) {
-  const RecordOrigin origin{.tx = current_tx_,
-                            .lsn = message.lsn,
-                            .xid = current_xid_,
-                            .relation = outbox::kMessageRelation,
-                            .commit_time_us = current_commit_time_us_,
-                            .received = wal.received};
-  mapper_.SetSource({.commit_lsn = current_commit_lsn_,
-                     .lsn = message.lsn,
-                     .xid = current_xid_,
-                     .commit_time_us = current_commit_time_us_});
-  absl::Status mapped = mapper_.MapMessage(message, event_);
-  if (!mapped.ok()) {
-    if (!absl::IsInvalidArgument(mapped)) return mapped;
-    return DeadLetterMessage(message, origin, MessageOf(mapped), kUnmappable);
-  }
-  absl::Status produced = publisher_->Publish(event_, origin);
-  if (!absl::IsInvalidArgument(produced)) {
-    if (!produced.ok() && !absl::IsResourceExhausted(produced)) failure_cause_ = "kafka";
-    return produced;
-  }
-  return DeadLetterMessage(message, origin, MessageOf(produced), kProducerRefused);
+  const RecordOrigin origin = OriginAt(message.lsn, outbox::kMessageRelation, wal);
+  return PublishMapped(mapper_.MapMessage(message, event_), origin,
+                       [&](std::string_view reason, std::string_view label) {
+                         return DeadLetterMessage(message, origin, reason, label);
+                       });
 }
 
 absl::Status Pipeline::DeadLetterMessage(const pgoutput::LogicalMessage& message,

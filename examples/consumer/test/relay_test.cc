@@ -3,14 +3,12 @@
 // re-publishes every row from a slot created before them (a replay from an earlier WAL
 // position), and the group is reset to the beginning; each event is still applied once.
 
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "consumer_fixture.h"
 #include "gtest/gtest.h"
 #include "harness/config_writer.h"
@@ -42,13 +40,12 @@ class RelayedConsumerTest : public ConsumerTest {
   absl::StatusOr<OutboxdProcess*> StartEnvelopeOutboxd(const std::string& slot) {
     outboxd::it::OutboxdConfig config = this->config();
     config.slot = slot;
-    // The harness renders no format key: add it to the [outbox] table.
-    const std::string text =
-        absl::StrReplaceAll(outboxd::it::RenderConfig(config),
-                            {{"[outbox]\n", "[outbox]\nformat = \"envelope-protobuf\"\n"}});
+    config.format = "envelope-protobuf";
     const std::string base =
         absl::StrCat(env().log_dir, "/", UniqueName("outboxd"), "-", outboxd_.size() + 1);
-    std::ofstream(base + ".toml") << text;
+    if (absl::Status written = outboxd::it::WriteConfig(config, base + ".toml"); !written.ok()) {
+      return written;
+    }
     absl::StatusOr<std::unique_ptr<OutboxdProcess>> process =
         OutboxdProcess::Start(env().outboxd_binary, base + ".toml", base + ".log");
     if (!process.ok()) return process.status();

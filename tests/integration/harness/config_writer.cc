@@ -55,6 +55,7 @@ std::string RenderConfig(const OutboxdConfig& config) {
     absl::StrAppend(&out, TomlString(key), " = ", TomlString(value), "\n");
   }
   absl::StrAppend(&out, "\n[outbox]\n", "topic = ", TomlString(config.topic_pattern), "\n");
+  if (!config.format.empty()) absl::StrAppend(&out, "format = ", TomlString(config.format), "\n");
   if (!config.dead_letter_topic.empty()) {
     absl::StrAppend(&out, "dead_letter_topic = ", TomlString(config.dead_letter_topic), "\n");
   }

@@ -20,6 +20,7 @@ struct OutboxdConfig {
   std::map<std::string, std::string> kafka_properties;  // extra librdkafka properties
   std::string topic_pattern;                            // e.g. "it_x.${aggregatetype}"
   std::string dead_letter_topic;                        // [outbox]; empty = outboxd's default
+  std::string format;                                   // [outbox]; empty = "raw" (the default)
   std::string http_listen;                              // [http] listen; empty = no section
 };
 

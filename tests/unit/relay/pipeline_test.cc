@@ -267,6 +267,41 @@ TEST_F(PipelineTest, KeepsConfirmingWhileDrainingOnStop) {
   EXPECT_GE(channel_log_.status_updates.size(), 5u);
 }
 
+TEST_F(PipelineTest, StopInsideATransactionReadsOnToItsCommitSoARestartRepeatsNothing) {
+  // A SIGTERM between two rows of one transaction: the first is already in Kafka, but only a
+  // whole transaction can be confirmed. Stopping there made the restart publish it again.
+  QueueTransaction(Lsn(0x5000), 2);
+  std::deque<std::string> after_stop(frames_.end() - 2, frames_.end());  // Row 2, Commit.
+  frames_.erase(frames_.end() - 2, frames_.end());
+  auto poll = context_.connectors.poll;
+  context_.connectors.poll = [&](pollfd* fds, nfds_t n, int timeout_ms) {
+    const int ready = poll(fds, n, timeout_ms);
+    if (stop_fd_readable_ && !after_stop.empty() && channel_ != nullptr) {
+      frames_.insert(frames_.end(), after_stop.begin(), after_stop.end());
+      after_stop.clear();
+      channel_->Refresh();
+    }
+    return ready;
+  };
+  StopAfter(std::chrono::milliseconds(100));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(produced_.size(), 2u);
+  EXPECT_EQ(LastFlush(), Lsn(0x5000));
+  EXPECT_EQ(metrics_.transactions.value(), 1u);
+}
+
+TEST_F(PipelineTest, AStopInsideATransactionThatNeverEndsStillStopsInTime) {
+  QueueTransaction(Lsn(0x5000), 2);
+  frames_.pop_back();  // The Commit never arrives.
+  config_.relay.shutdown_timeout_ms = 300;
+  StopAfter(std::chrono::milliseconds(100));
+  const auto started = clock_.SteadyNow();
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(produced_.size(), 2u);
+  EXPECT_LT(LastFlush(), Lsn(0x5000));
+  EXPECT_LE(clock_.SteadyNow() - started, std::chrono::milliseconds(100 + 300 + 1000));
+}
+
 TEST_F(PipelineTest, StopEndsTheRunEvenWhenTheFinalConfirmationFails) {
   QueueTransaction(Lsn(0x5000), 1);
   fail_after_stop_ = true;
