@@ -60,18 +60,22 @@ absl::Status Pipeline::Loop() {
   }
   stop_deadline_ =
       ctx_.clock.SteadyNow() + std::chrono::milliseconds(config_.relay.shutdown_timeout_ms);
-  if (auto s = FinishOpenTransaction(); !s.ok()) return s;
+  FinishOpenTransaction();
   return Shutdown();
 }
 
-absl::Status Pipeline::FinishOpenTransaction() {
-  if (!tracker_.InTransaction()) return absl::OkStatus();
+void Pipeline::FinishOpenTransaction() {
+  if (!tracker_.InTransaction()) return;
   log::Info("stopping: reading on to the commit of the open transaction (xid {}) first",
             current_xid_.value);
   stopping_ = false;  // PollOnce sets it again on a second stop request, which ends the wait.
   while (tracker_.InTransaction() && !stopping_ && ctx_.clock.SteadyNow() < *stop_deadline_) {
-    if (auto s = PollOnce(); !s.ok()) return s;
-    if (auto s = CheckStages(); !s.ok()) return s;
+    absl::Status s = PollOnce();
+    if (s.ok()) s = CheckStages();
+    if (!s.ok()) {  // Stopping anyway: still confirm what Kafka acknowledged.
+      log::Warn("stopping: {} while reading on to the commit", MessageOf(s));
+      break;
+    }
   }
   if (tracker_.InTransaction()) {
     log::Warn(
@@ -80,7 +84,6 @@ absl::Status Pipeline::FinishOpenTransaction() {
         current_xid_.value);
   }
   stopping_ = true;
-  return absl::OkStatus();
 }
 
 absl::Status Pipeline::CheckStages() {

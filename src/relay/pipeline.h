@@ -81,7 +81,8 @@ class Pipeline {
   // A stop between a transaction's rows reads on to its Commit (until stop_deadline_ or a
   // second stop request), so what was produced of it can be confirmed and a restart after a
   // clean stop repeats nothing.
-  absl::Status FinishOpenTransaction();
+  // A failure meanwhile is logged and ends the wait: Shutdown then confirms what it can.
+  void FinishOpenTransaction();
   absl::Status CheckStages();
   void ReportProducerHealth();
   void LogProgress(std::chrono::steady_clock::time_point now);
