@@ -73,10 +73,7 @@ void Mapper::AppendTraceHeaders(RelationLayout& layout, OutboxEvent& out) {
 
 absl::Status Mapper::FillEvent(RelationLayout& layout, std::optional<std::string_view> payload) {
   ContractEvent& event = event_;
-  auto text = [&](int index) {
-    const ColumnValue value = Value(index);
-    return value.kind == ColumnKind::kText ? value.data : std::string_view();
-  };
+  auto text = [&](int index) { return TextOrNullValue(Value(index)).value_or(std::string_view()); };
   event.id = text(layout.id);
   event.aggregate_type = text(layout.aggregate_type);
   event.aggregate_id = text(layout.aggregate_id);

@@ -50,8 +50,6 @@ Mapper::Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> t
                                 })),
       message_layout_(BuildMessageLayout(cfg, message_names_)) {}
 
-Mapper::~Mapper() = default;
-
 void Mapper::OnRelation(const pgoutput::Relation& relation) {
   const bool is_outbox =
       std::any_of(tables_.begin(), tables_.end(), [&](const config::TableName& t) {

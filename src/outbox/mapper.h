@@ -3,7 +3,6 @@
 // Outbox Event Router (DESIGN.md section 5). Pure apart from one warning per table with empty
 // keys: no I/O, no clock.
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,7 +78,6 @@ class Mapper {
          std::string run_id = ProcessRunId());
   Mapper(const Mapper&) = delete;
   Mapper& operator=(const Mapper&) = delete;
-  ~Mapper();
 
   // The position of the next Map / MapMessage, for the contract's formats (which carry it and
   // fall back to the commit time for occurred_at); raw ignores it.

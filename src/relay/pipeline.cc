@@ -321,11 +321,9 @@ void Pipeline::LogProgress(std::chrono::steady_clock::time_point now) {
 
 absl::Status Pipeline::Shutdown() {
   const auto deadline = *stop_deadline_;
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - ctx_.clock.SteadyNow());
   log::Info("stopping: waiting up to {} ms for {} outstanding Kafka deliveries",
-            std::chrono::ceil<std::chrono::milliseconds>(
-                std::max(deadline - ctx_.clock.SteadyNow(), std::chrono::steady_clock::duration()))
-                .count(),
-            tracker_.outstanding_records());
+            std::max<int64_t>(0, left.count()), tracker_.outstanding_records());
   while (ctx_.clock.SteadyNow() < deadline &&
          (tracker_.outstanding_records() > 0 || publisher_->dead_letters_waiting())) {
     if (auto s = publisher_->ProduceDeadLetters(); !s.ok()) break;

@@ -80,8 +80,8 @@ class Pipeline {
                                  std::string_view label);
   // A stop between a transaction's rows reads on to its Commit (until stop_deadline_ or a
   // second stop request), so what was produced of it can be confirmed and a restart after a
-  // clean stop repeats nothing.
-  // A failure meanwhile is logged and ends the wait: Shutdown then confirms what it can.
+  // clean stop repeats nothing. A failure meanwhile is logged and ends the wait: Shutdown
+  // then confirms what it can.
   void FinishOpenTransaction();
   absl::Status CheckStages();
   void ReportProducerHealth();
