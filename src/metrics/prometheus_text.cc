@@ -74,7 +74,7 @@ void RenderSlot(const RelayMetrics& m, PrometheusWriter& w) {
 
 void RenderSupervisor(const RelayMetrics& m, PrometheusWriter& w) {
   w.AddCounterFamily("outboxd_restarts_total",
-                     "Pipeline restarts from the confirmed LSN, by cause.", m.restarts);
+                     "Stream or relay restarts from the confirmed LSN, by cause.", m.restarts);
   w.AddCounterFamily("outboxd_reconnects_total", "Reconnections, by server (postgres, kafka).",
                      m.reconnects);
 }

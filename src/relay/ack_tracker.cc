@@ -37,6 +37,7 @@ void AckTracker::Acknowledge(TxId tx) {
   assert(entry.outstanding > 0);
   --entry.outstanding;
   --outstanding_records_;
+  ++acknowledged_records_;
   Advance();
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/types.h"
+#include "relay/confirm_source.h"
 
 namespace outboxd::relay {
 
@@ -13,7 +14,7 @@ namespace outboxd::relay {
 // yields the newest Commit.end_lsn that is safe to confirm: that transaction and every earlier
 // one fully acknowledged. Delivery reports may arrive in any order.
 // Not thread-safe: used only on the loop thread (delivery reports run inside rd_kafka_poll).
-class AckTracker {
+class AckTracker final : public ConfirmSource {
  public:
   // Identifies a transaction for the records produced in it; carried in each record's opaque.
   using TxId = uint64_t;
@@ -30,15 +31,17 @@ class AckTracker {
   void Acknowledge(TxId tx);
 
   // The newest end_lsn safe to confirm; invalid until the first transaction completes.
-  Lsn safe_lsn() const { return safe_lsn_; }
+  Lsn safe_lsn() const override { return safe_lsn_; }
   bool InTransaction() const { return open_; }
   // True when no transaction is open and no record awaits acknowledgement.
-  bool Idle() const { return !open_ && entries_.empty(); }
+  bool Idle() const override { return !open_ && entries_.empty(); }
   // Records handed to Kafka and not yet acknowledged, over all transactions.
   uint64_t outstanding_records() const { return outstanding_records_; }
   size_t pending_transactions() const { return entries_.size(); }
+  // Records acknowledged since the tracker was made (progress lines).
+  uint64_t acknowledged_records() const { return acknowledged_records_; }
   // Commit time of the oldest transaction not yet safe to confirm; nullopt when none is.
-  std::optional<int64_t> OldestPendingCommitTime() const {
+  std::optional<int64_t> OldestPendingCommitTime() const override {
     if (entries_.empty()) return std::nullopt;
     return entries_.front().commit_time_us;
   }
@@ -58,6 +61,7 @@ class AckTracker {
   bool open_ = false;
   Lsn safe_lsn_;
   uint64_t outstanding_records_ = 0;
+  uint64_t acknowledged_records_ = 0;
 };
 
 }  // namespace outboxd::relay

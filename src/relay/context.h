@@ -17,7 +17,7 @@
 #include "metrics/metrics.h"
 #include "pg/replication_stream.h"
 #include "pg/slot_setup.h"
-#include "relay/publisher.h"
+#include "relay/producer_factory.h"
 #include "relay/stop_signal.h"
 
 namespace outboxd::relay {

@@ -20,7 +20,7 @@ DeadLetter DeadLetter::FromEvent(const outbox::OutboxEvent& event, const RecordO
 }
 
 DeadLetter DeadLetter::FromReport(const kafka::DeliveryFailure& failure, bool already_dead_letter,
-                                  std::string_view table, const RecordOrigin& origin) {
+                                  const RecordOrigin& origin) {
   DeadLetter dl{
       .origin = origin, .key = Owned(failure.key), .value = Owned(failure.value), .headers = {}};
   for (const Header& h : failure.headers)
@@ -28,7 +28,7 @@ DeadLetter DeadLetter::FromReport(const kafka::DeliveryFailure& failure, bool al
   if (!already_dead_letter) {
     dl.headers.emplace_back(outbox::kErrorHeader, failure.reason);
     dl.headers.emplace_back(kTopicHeader, std::string(failure.topic));
-    dl.headers.emplace_back(outbox::kTableHeader, std::string(table));
+    dl.headers.emplace_back(outbox::kTableHeader, std::string(origin.table));
     dl.headers.emplace_back(outbox::kLsnHeader, origin.lsn.ToString());
     dl.headers.emplace_back(outbox::kXidHeader, Concat(origin.xid.value));
   }

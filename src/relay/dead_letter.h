@@ -13,20 +13,9 @@
 #include "common/types.h"
 #include "kafka/producer.h"
 #include "outbox/mapper.h"
-#include "relay/ack_tracker.h"
+#include "relay/record_origin.h"
 
 namespace outboxd::relay {
-
-// Where a produced record came from. Kept until its delivery report so that a late rejection
-// can still name the row's table, LSN and xid.
-struct RecordOrigin {
-  AckTracker::TxId tx = 0;
-  Lsn lsn;
-  Xid xid;
-  RelationId relation;
-  int64_t commit_time_us = 0;  // When the transaction committed (µs since 2000-01-01).
-  std::chrono::steady_clock::time_point received;  // When its CopyData was read.
-};
 
 // Header added when a record was too large even for the dead-letter topic and its value was
 // dropped so that the row still leaves a trace and the stream moves on.
@@ -44,8 +33,9 @@ struct DeadLetter {
   static DeadLetter FromEvent(const outbox::OutboxEvent& event, const RecordOrigin& origin);
   // Copies a record Kafka refused out of its delivery report. Unless it was already a
   // dead-letter record, adds the outboxd.* headers naming the reason, its topic and origin.
+  // The outboxd.table header comes from origin.table.
   static DeadLetter FromReport(const kafka::DeliveryFailure& failure, bool already_dead_letter,
-                               std::string_view table, const RecordOrigin& origin);
+                               const RecordOrigin& origin);
 
   // Replaces the value with null and records its size in kValueDroppedHeader.
   // Returns false when there was no value to drop.

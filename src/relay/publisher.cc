@@ -8,20 +8,42 @@
 
 namespace outboxd::relay {
 
-absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(
-    const ProducerFactory& factory, AckTracker& tracker, const outbox::Mapper& mapper,
-    const config::OutboxConfig& config, const Clock& clock, metrics::RelayMetrics& metrics) {
-  std::unique_ptr<Publisher> publisher(new Publisher(tracker, mapper, config, clock, metrics));
+absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(const ProducerFactory& factory,
+                                                             const config::OutboxConfig& config,
+                                                             const Clock& clock,
+                                                             metrics::RelayMetrics& metrics) {
+  std::unique_ptr<Publisher> publisher(new Publisher(config, clock, metrics));
   auto producer = factory(*publisher);
   if (!producer.ok()) return producer.status();
   publisher->producer_ = std::move(*producer);
   return publisher;
 }
 
-Publisher::Publisher(AckTracker& tracker, const outbox::Mapper& mapper,
-                     const config::OutboxConfig& config, const Clock& clock,
+Publisher::Publisher(const config::OutboxConfig& config, const Clock& clock,
                      metrics::RelayMetrics& metrics)
-    : tracker_(tracker), mapper_(mapper), config_(config), clock_(clock), metrics_(metrics) {}
+    : config_(config), clock_(clock), metrics_(metrics) {}
+
+StreamId Publisher::Attach(AckTracker& tracker) {
+  const StreamId id = next_stream_++;
+  streams_.emplace(id, &tracker);
+  return id;
+}
+
+void Publisher::Detach(StreamId stream) {
+  streams_.erase(stream);
+  std::erase_if(dead_letters_,
+                [stream](const DeadLetter& dl) { return dl.origin.stream == stream; });
+}
+
+AckTracker* Publisher::TrackerOf(StreamId stream) const {
+  auto it = streams_.find(stream);
+  return it == streams_.end() ? nullptr : it->second;
+}
+
+bool Publisher::dead_letters_waiting(StreamId stream) const {
+  return std::any_of(dead_letters_.begin(), dead_letters_.end(),
+                     [stream](const DeadLetter& dl) { return dl.origin.stream == stream; });
+}
 
 absl::Status Publisher::Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin) {
   header_scratch_.assign(event.headers.begin(), event.headers.end());
@@ -32,15 +54,12 @@ absl::Status Publisher::Publish(const outbox::OutboxEvent& event, const RecordOr
                             .partition = event.partition,
                             .timestamp_ms = event.timestamp_ms},
                            origin);
-  if (s.ok()) {
-    tracker_.AddRecord();
-    if (event.empty_key) metrics_.empty_key_events.With(mapper_.TableName(origin.relation)).Add();
-  }
+  if (s.ok()) TrackerOf(origin.stream)->AddRecord();
   return s;
 }
 
 void Publisher::QueueDeadLetter(DeadLetter dead_letter, std::string_view reason) {
-  tracker_.AddRecord();
+  TrackerOf(dead_letter.origin.stream)->AddRecord();
   metrics_.dead_lettered.With(reason).Add();
   dead_letters_.push_back(std::move(dead_letter));
 }
@@ -114,7 +133,8 @@ void Publisher::OnDelivered(uint64_t tag) {
     return Fail(absl::UnavailableError(Concat("delivery report for unknown record ", tag)));
   }
   const InFlight& record = node.mapped();
-  tracker_.Acknowledge(record.origin.tx);
+  // A detached stream's successor replays this record from the slot's confirmed LSN.
+  if (AckTracker* tracker = TrackerOf(record.origin.stream)) tracker->Acknowledge(record.origin.tx);
   metrics_.stages.acked.Observe(
       std::chrono::duration<double>(clock_.SteadyNow() - record.produced).count());
   record.counters->events->Add();
@@ -134,8 +154,8 @@ void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
   const bool was_dead_letter = failure.topic == config_.dead_letter_topic;
   switch (failure.verdict) {
     case kafka::ErrorVerdict::kRecordRejected: {
-      DeadLetter dl = DeadLetter::FromReport(failure, was_dead_letter,
-                                             mapper_.TableName(origin.relation), origin);
+      if (TrackerOf(origin.stream) == nullptr) return;  // Its stream replays it (see Detach).
+      DeadLetter dl = DeadLetter::FromReport(failure, was_dead_letter, origin);
       // A refused dead-letter record gets one more try without its value.
       if (!was_dead_letter || dl.DropValue()) {
         log::Warn("Kafka refused a record for {} ({}); sending it to {}{}", failure.topic,

@@ -1,7 +1,10 @@
 #pragma once
-// The Kafka side of the relay: hands events to the producer, owns the records in flight (by
-// the sequence number in their opaque) and the dead-letter queue, and turns delivery reports
-// into acknowledgements for the AckTracker (DESIGN.md invariants 1, 6 and 7).
+// The Kafka side of the relay, one per producer and shared by every slot's stream: the only
+// code that hands records to the producer. It owns the records in flight (by the sequence
+// number in their opaque) and the dead-letter queue, and turns delivery reports into
+// acknowledgements for the AckTracker of the stream each record came from (DESIGN.md
+// invariants 1, 6 and 7). It outlives the streams: a stream restarted after a Postgres-side
+// failure detaches and attaches again; a producer failure rebuilds the publisher and all.
 
 #include <cstdint>
 #include <deque>
@@ -22,12 +25,10 @@
 #include "outbox/mapper.h"
 #include "relay/ack_tracker.h"
 #include "relay/dead_letter.h"
+#include "relay/producer_factory.h"
+#include "relay/record_origin.h"
 
 namespace outboxd::relay {
-
-// Builds the producer for a publisher; `handler` receives its delivery reports.
-using ProducerFactory = std::function<absl::StatusOr<std::unique_ptr<kafka::Producer>>(
-    kafka::DeliveryHandler& handler)>;
 
 // Dead-letter reasons, as the outboxd_dead_lettered_events_total label spells them.
 inline constexpr std::string_view kUnmappable = "unmappable";             // Mapper refused the row.
@@ -38,21 +39,34 @@ inline constexpr std::string_view kBrokerRejected = "broker_rejected";    // Lat
 class Publisher final : private kafka::DeliveryHandler {
  public:
   // Everything passed by reference must outlive the publisher.
-  static absl::StatusOr<std::unique_ptr<Publisher>> Create(
-      const ProducerFactory& factory, AckTracker& tracker, const outbox::Mapper& mapper,
-      const config::OutboxConfig& config, const Clock& clock, metrics::RelayMetrics& metrics);
+  static absl::StatusOr<std::unique_ptr<Publisher>> Create(const ProducerFactory& factory,
+                                                           const config::OutboxConfig& config,
+                                                           const Clock& clock,
+                                                           metrics::RelayMetrics& metrics);
 
-  // Hands `event` to Kafka as a record of the open transaction. ResourceExhausted: Kafka's
-  // queue is full, call again later with the same event. InvalidArgument: the producer
-  // refuses this record (dead-letter the row). Anything else ends the session.
+  // Attaches one stream: records whose origin names the returned id count in `tracker` and
+  // their acknowledgements go to it. `tracker` must stay valid until Detach().
+  StreamId Attach(AckTracker& tracker);
+  // Forgets the stream: its queued dead letters are dropped, and reports on its records still
+  // in flight only count in metrics (the stream's successor replays them from the slot's
+  // confirmed LSN).
+  void Detach(StreamId stream);
+
+  // Hands `event` to Kafka as a record of the open transaction of origin.stream, counting it in
+  // that stream's tracker. ResourceExhausted: Kafka's queue is full, call again later with the
+  // same event. InvalidArgument: the producer refuses this record (dead-letter the row).
+  // Anything else ends the run.
   absl::Status Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin);
-  // Queues the dead-letter record for a row of the open transaction; it stands for the row in
-  // the transaction's count from now on. Produce them with ProduceDeadLetters().
+  // Queues the dead-letter record for a row of the open transaction of its origin's stream; it
+  // stands for the row in the transaction's count from now on. Produce them with
+  // ProduceDeadLetters().
   void QueueDeadLetter(DeadLetter dead_letter, std::string_view reason);
-  // Produces queued dead letters until done or Kafka's queue is full. FailedPrecondition when
-  // the dead-letter topic refuses even a record without value.
+  // Produces queued dead letters, in order, until done or Kafka's queue is full.
+  // FailedPrecondition when the dead-letter topic refuses even a record without value.
   absl::Status ProduceDeadLetters();
   bool dead_letters_waiting() const { return !dead_letters_.empty(); }
+  // True while a dead letter of `stream` waits: that stream reads no further until it is out.
+  bool dead_letters_waiting(StreamId stream) const;
 
   int event_fd() const { return producer_->event_fd(); }
   // Serves delivery reports and tracks whether the brokers are reachable; see
@@ -61,16 +75,15 @@ class Publisher final : private kafka::DeliveryHandler {
   // Waits up to `timeout_ms` for deliveries; true when none remain.
   bool Flush(int timeout_ms) { return producer_->Flush(timeout_ms); }
 
-  // OK while the session may go on. Unavailable: replay from the confirmed LSN (fatal producer
-  // error, failed delivery). PermissionDenied: credentials or ACLs. FailedPrecondition: the
-  // dead-letter topic refuses records.
+  // OK while the streams may go on. Unavailable: rebuild the producer and replay every stream
+  // from its confirmed LSN (fatal producer error, failed delivery). PermissionDenied:
+  // credentials or ACLs. FailedPrecondition: the dead-letter topic refuses records.
   absl::Status status() const;
   bool brokers_down() const { return producer_->brokers_down(); }
   uint64_t in_flight() const { return in_flight_.size(); }
 
  private:
-  Publisher(AckTracker& tracker, const outbox::Mapper& mapper, const config::OutboxConfig& config,
-            const Clock& clock, metrics::RelayMetrics& metrics);
+  Publisher(const config::OutboxConfig& config, const Clock& clock, metrics::RelayMetrics& metrics);
   // The exported counters of one topic, looked up once per topic.
   struct TopicCounters {
     metrics::Counter* events;
@@ -89,8 +102,9 @@ class Publisher final : private kafka::DeliveryHandler {
   void OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) override;
   void Fail(absl::Status status);
 
-  AckTracker& tracker_;
-  const outbox::Mapper& mapper_;
+  // The tracker of an attached stream; nullptr once it detached.
+  AckTracker* TrackerOf(StreamId stream) const;
+
   const config::OutboxConfig& config_;
   const Clock& clock_;
   metrics::RelayMetrics& metrics_;
@@ -101,6 +115,8 @@ class Publisher final : private kafka::DeliveryHandler {
   // Records handed to Kafka and not yet reported on; bounded by the producer's queue size.
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;
   absl::node_hash_map<std::string, TopicCounters> topic_counters_;  // Stable addresses.
+  absl::flat_hash_map<StreamId, AckTracker*> streams_;              // Attached streams.
+  StreamId next_stream_ = 1;
   uint64_t next_record_seq_ = 0;
   absl::Status failure_;  // First delivery failure that ends the session.
   bool brokers_were_down_ = false;

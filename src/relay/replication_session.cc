@@ -10,11 +10,11 @@
 namespace outboxd::relay {
 
 ReplicationSession::ReplicationSession(std::unique_ptr<pg::ReplicationChannel> channel,
-                                       const AckTracker& tracker, const Clock& clock,
+                                       const ConfirmSource& confirm_source, const Clock& clock,
                                        std::chrono::milliseconds status_interval,
                                        metrics::RelayMetrics& metrics)
     : channel_(std::move(channel)),
-      tracker_(tracker),
+      confirm_source_(confirm_source),
       clock_(clock),
       status_interval_(status_interval),
       metrics_(metrics),
@@ -53,8 +53,8 @@ absl::StatusOr<std::optional<WalMessage>> ReplicationSession::Next() {
 }
 
 Lsn ReplicationSession::ConfirmableLsn() const {
-  Lsn lsn = std::max(confirmed_lsn_, tracker_.safe_lsn());
-  if (tracker_.Idle()) lsn = std::max(lsn, keepalive_lsn_);
+  Lsn lsn = std::max(confirmed_lsn_, confirm_source_.safe_lsn());
+  if (confirm_source_.Idle()) lsn = std::max(lsn, keepalive_lsn_);
   return lsn;
 }
 
@@ -91,7 +91,7 @@ void ReplicationSession::UpdateLagMetrics() {
   const uint64_t behind =
       server_wal_end_ > confirmed_lsn_ ? server_wal_end_.value() - confirmed_lsn_.value() : 0;
   metrics_.replication_lag_bytes.Set(static_cast<double>(behind));
-  const std::optional<int64_t> oldest = tracker_.OldestPendingCommitTime();
+  const std::optional<int64_t> oldest = confirm_source_.OldestPendingCommitTime();
   const int64_t age_us = oldest ? std::max<int64_t>(0, clock_.PostgresNowMicros() - *oldest) : 0;
   metrics_.replication_lag_seconds.Set(static_cast<double>(age_us) / 1e6);
 }

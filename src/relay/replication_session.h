@@ -1,7 +1,7 @@
 #pragma once
 // The replication side of one slot: reads WAL messages off the CopyBoth channel, answers
 // keepalives, and owns the positions (what was received, where the server's WAL ends, what was
-// confirmed). It confirms what the AckTracker says Kafka has covered (DESIGN.md invariants 1
+// confirmed). It confirms what its ConfirmSource says Kafka has covered (DESIGN.md invariants 1
 // and 5): as soon as that moves (at most one update per kConfirmGap), on a timer as a
 // heartbeat, and whenever the server asks. Prompt confirms bound what a kill -9 replays and
 // end a drain when its last record is acknowledged, not at the next heartbeat.
@@ -16,7 +16,7 @@
 #include "common/types.h"
 #include "metrics/metrics.h"
 #include "pg/replication_stream.h"
-#include "relay/ack_tracker.h"
+#include "relay/confirm_source.h"
 
 namespace outboxd::relay {
 
@@ -34,10 +34,10 @@ class ReplicationSession {
   // Least time between two status updates sent because the confirmable position moved.
   static constexpr std::chrono::milliseconds kConfirmGap{50};
 
-  // `tracker`, `clock` and `metrics` must outlive the session. Runs on the loop thread.
-  ReplicationSession(std::unique_ptr<pg::ReplicationChannel> channel, const AckTracker& tracker,
-                     const Clock& clock, std::chrono::milliseconds status_interval,
-                     metrics::RelayMetrics& metrics);
+  // `confirm_source`, `clock` and `metrics` must outlive the session. Runs on the loop thread.
+  ReplicationSession(std::unique_ptr<pg::ReplicationChannel> channel,
+                     const ConfirmSource& confirm_source, const Clock& clock,
+                     std::chrono::milliseconds status_interval, metrics::RelayMetrics& metrics);
 
   // The next WAL message, answering keepalives on the way; nullopt when nothing more has
   // arrived. DataLoss on malformed framing; Unavailable when the stream ends or breaks.
@@ -69,7 +69,7 @@ class ReplicationSession {
   void UpdateLagMetrics();
 
   std::unique_ptr<pg::ReplicationChannel> channel_;
-  const AckTracker& tracker_;
+  const ConfirmSource& confirm_source_;
   const Clock& clock_;
   const std::chrono::milliseconds status_interval_;
   metrics::RelayMetrics& metrics_;

@@ -2,21 +2,19 @@
 
 #include <poll.h>
 
-#include <algorithm>
 #include <chrono>
+#include <memory>
+#include <vector>
 
 #include "common/log.h"
 #include "common/status.h"
-#include "relay/pipeline.h"
+#include "relay/failure.h"
+#include "relay/publisher.h"
+#include "relay/relay_loop.h"
+#include "relay/stream_supervisor.h"
 
 namespace outboxd::relay {
 namespace {
-
-constexpr auto kInitialBackoff = std::chrono::milliseconds(500);
-// Also bounds how long a hot standby takes to notice that the slot was released.
-constexpr auto kMaxBackoff = std::chrono::milliseconds(10'000);
-// A session that streamed this long was healthy: the next failure starts a fresh backoff.
-constexpr auto kHealthySession = std::chrono::seconds(60);
 
 // Sleeps for `delay` unless a stop is requested first; returns true when asked to stop.
 bool WaitOrStop(RelayContext& ctx, std::chrono::milliseconds delay) {
@@ -25,19 +23,27 @@ bool WaitOrStop(RelayContext& ctx, std::chrono::milliseconds delay) {
   return ctx.stop.requested();
 }
 
+// One life of the producer: its publisher, a stream per slot, the loop, and the shutdown once
+// a stop is requested. Returns the failure that ended it, or what the shutdown returned.
+absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher) {
+  std::vector<StreamSupervisor> streams;
+  streams.emplace_back(ctx, publisher, ctx.config.postgres.slot);
+  absl::Status status = RunLoop(ctx, publisher, streams);
+  if (status.ok() && ctx.stop.requested()) status = Shutdown(ctx, publisher, streams);
+  ctx.health.SetStreaming(false, status.ok() ? "stopped" : std::string(MessageOf(status)));
+  return status;
+}
+
 }  // namespace
 
 absl::Status RunRelay(RelayContext& ctx) {
-  auto backoff = kInitialBackoff;
-  bool connected_before = false;
+  Backoff backoff;
   while (true) {
     const auto started = ctx.clock.SteadyNow();
-    Pipeline pipeline(ctx);
-    absl::Status status = pipeline.Run();
-    if (pipeline.connected()) {
-      if (connected_before) ctx.metrics.reconnects.With("postgres").Add();
-      connected_before = true;
-    }
+    auto publisher =
+        Publisher::Create(ctx.connectors.producer, ctx.config.outbox, ctx.clock, ctx.metrics);
+    absl::Status status = publisher.ok() ? RunWithProducer(ctx, **publisher)
+                                         : Blame(FailureSide::kKafka, publisher.status());
     if (ctx.stop.requested()) {
       if (!status.ok()) {
         return Annotate(status,
@@ -47,13 +53,11 @@ absl::Status RunRelay(RelayContext& ctx) {
       return status;
     }
     if (status.ok() || !absl::IsUnavailable(status)) return status;
-    if (ctx.clock.SteadyNow() - started > kHealthySession) backoff = kInitialBackoff;
-    ctx.metrics.restarts.With(pipeline.failure_cause()).Add();
-    log::Warn("{}; restarting from the slot's confirmed position in {} ms", MessageOf(status),
-              backoff.count());
-    if (WaitOrStop(ctx, backoff)) return absl::OkStatus();
-    backoff =
-        std::min(backoff * 2, std::chrono::duration_cast<std::chrono::milliseconds>(kMaxBackoff));
+    const auto delay = backoff.Next(started, ctx.clock.SteadyNow());
+    ctx.metrics.restarts.With(SideLabel(SideOf(status))).Add();
+    log::Warn("{}; restarting from the slots' confirmed positions in {} ms", MessageOf(status),
+              delay.count());
+    if (WaitOrStop(ctx, delay)) return absl::OkStatus();
   }
 }
 

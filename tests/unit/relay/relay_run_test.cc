@@ -1,5 +1,6 @@
-// The relay loop end to end over fakes (tests/unit/relay/fakes.h): what it confirms to
-// Postgres, what it hands to Kafka, and how it stops, all on a fake clock.
+// The relay (supervisor, loop, one slot stream, publisher) end to end over fakes
+// (tests/unit/relay/fakes.h): what it confirms to Postgres, what it hands to Kafka, and how it
+// stops, all on a fake clock.
 
 #include <algorithm>
 #include <map>
@@ -10,6 +11,7 @@
 #include "metrics/health.h"
 #include "metrics/metrics.h"
 #include "relay/context.h"
+#include "relay/publisher.h"
 #include "relay/supervisor.h"
 #include "support/pgoutput_encoder.h"
 
@@ -49,12 +51,13 @@ std::string InsertMessage(std::optional<std::string> aggregate_id) {
                    "e1", "Order", std::move(aggregate_id), "Created", "{\"n\":1}"}));
 }
 
-class PipelineTest : public ::testing::Test {
+class RelayRunTest : public ::testing::Test {
  protected:
-  PipelineTest() {
+  RelayRunTest() {
     context_.connectors.replication =
         [this]() -> absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> {
       ++channel_log_.opened;
+      if (heal_on_reopen_ && channel_log_.opened > 1) channel_log_.fail_sends_after = -1;
       auto channel = std::make_unique<FakeChannel>(frames_, channel_log_);
       channel_ = channel.get();
       return std::unique_ptr<pg::ReplicationChannel>(std::move(channel));
@@ -62,6 +65,7 @@ class PipelineTest : public ::testing::Test {
     context_.connectors.producer =
         [this](
             kafka::DeliveryHandler& handler) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
+      ++producers_created_;
       return std::unique_ptr<kafka::Producer>(
           std::make_unique<FakeProducer>(handler, clock_, topics_, produced_, acks_enabled_));
     };
@@ -119,10 +123,12 @@ class PipelineTest : public ::testing::Test {
   bool acks_enabled_ = true;
   bool stop_fd_readable_ = false;
   bool fail_after_stop_ = false;
+  bool heal_on_reopen_ = false;  // A reopened channel accepts status updates again.
+  int producers_created_ = 0;
   std::chrono::steady_clock::time_point stop_at_ = std::chrono::steady_clock::time_point::max();
 };
 
-TEST_F(PipelineTest, PublishesRowsAndConfirmsTheirCommit) {
+TEST_F(RelayRunTest, PublishesRowsAndConfirmsTheirCommit) {
   QueueTransaction(Lsn(0x5000), 3);
   StopAfter(std::chrono::seconds(3));
   ASSERT_TRUE(Run().ok());
@@ -139,7 +145,7 @@ TEST_F(PipelineTest, PublishesRowsAndConfirmsTheirCommit) {
 
 // Under json_with_schema the key schema's "optional" follows the column's nullability, which
 // pgoutput does not carry: the pipeline reads it from the catalog before streaming.
-TEST_F(PipelineTest, JsonSchemaKeyIsOptionalWhenTheCatalogSaysTheColumnIsNullable) {
+TEST_F(RelayRunTest, JsonSchemaKeyIsOptionalWhenTheCatalogSaysTheColumnIsNullable) {
   config_.outbox.key_converter = config::Converter::kJsonWithSchema;
   int reads = 0;
   context_.connectors.not_null_columns = [&reads]() -> absl::StatusOr<NotNullColumns> {
@@ -154,7 +160,7 @@ TEST_F(PipelineTest, JsonSchemaKeyIsOptionalWhenTheCatalogSaysTheColumnIsNullabl
   EXPECT_EQ(produced_[0].key, R"({"schema":{"type":"string","optional":true},"payload":"o-1"})");
 }
 
-TEST_F(PipelineTest, JsonSchemaKeyIsRequiredWhenTheColumnIsNotNull) {
+TEST_F(RelayRunTest, JsonSchemaKeyIsRequiredWhenTheColumnIsNotNull) {
   config_.outbox.key_converter = config::Converter::kJsonWithSchema;
   context_.connectors.not_null_columns = []() -> absl::StatusOr<NotNullColumns> {
     return NotNullColumns{
@@ -175,7 +181,7 @@ int64_t SentAtOf(const std::string& status_update) {
   return static_cast<int64_t>(clock);
 }
 
-TEST_F(PipelineTest, ConfirmsAsSoonAsKafkaAcknowledgesNotAtTheNextHeartbeat) {
+TEST_F(RelayRunTest, ConfirmsAsSoonAsKafkaAcknowledgesNotAtTheNextHeartbeat) {
   // A kill -9 replays everything unconfirmed, and a drain ends only when its last commit is
   // confirmed: waiting for the 1 s heartbeat cost both a second.
   QueueTransaction(Lsn(0x5000), 3);
@@ -194,7 +200,7 @@ TEST_F(PipelineTest, ConfirmsAsSoonAsKafkaAcknowledgesNotAtTheNextHeartbeat) {
   EXPECT_GE(metrics_.stages.confirmed.Read().count, 1u);
 }
 
-TEST_F(PipelineTest, NeverConfirmsWhatKafkaHasNotAcknowledged) {
+TEST_F(RelayRunTest, NeverConfirmsWhatKafkaHasNotAcknowledged) {
   acks_enabled_ = false;
   QueueTransaction(Lsn(0x5000), 2);
   config_.relay.shutdown_timeout_ms = 100;
@@ -207,7 +213,7 @@ TEST_F(PipelineTest, NeverConfirmsWhatKafkaHasNotAcknowledged) {
   EXPECT_EQ(metrics_.replication_lag_bytes.value(), 0x5000);
 }
 
-TEST_F(PipelineTest, ReadsWhatLibpqBufferedWithoutWaitingForTheSocket) {
+TEST_F(RelayRunTest, ReadsWhatLibpqBufferedWithoutWaitingForTheSocket) {
   // One recv() can bring in more messages than a read round takes; the rest sit in libpq's
   // buffer and poll() sees a quiet socket. Waiting then stalled a drain until the next
   // status update (1 s here) although the messages were already in memory.
@@ -221,7 +227,7 @@ TEST_F(PipelineTest, ReadsWhatLibpqBufferedWithoutWaitingForTheSocket) {
   EXPECT_EQ(metrics_.transactions.value(), 1u);
 }
 
-TEST_F(PipelineTest, DoesNotWakeForDeliveryReportsWhileNoConfirmCanGoOut) {
+TEST_F(RelayRunTest, DoesNotWakeForDeliveryReportsWhileNoConfirmCanGoOut) {
   // Reports are served every round anyway; waking for each one between two confirms cost a
   // context switch per event at low rates. So within kConfirmGap of a status update the loop
   // must not ask poll() for the producer's event fd.
@@ -250,14 +256,14 @@ TEST_F(PipelineTest, DoesNotWakeForDeliveryReportsWhileNoConfirmCanGoOut) {
   EXPECT_GT(within_gap, 0);
 }
 
-TEST_F(PipelineTest, IdleOutboxStillConfirmsTheKeepaliveWalEnd) {
+TEST_F(RelayRunTest, IdleOutboxStillConfirmsTheKeepaliveWalEnd) {
   frames_.push_back(KeepaliveFrame(Lsn(0x9000), false));
   StopAfter(std::chrono::seconds(2));
   ASSERT_TRUE(Run().ok());
   EXPECT_EQ(LastFlush(), Lsn(0x9000));
 }
 
-TEST_F(PipelineTest, KeepsConfirmingWhileDrainingOnStop) {
+TEST_F(RelayRunTest, KeepsConfirmingWhileDrainingOnStop) {
   // Kafka answers nothing during a 5 s drain: without status updates meanwhile, a
   // wal_sender_timeout shorter than shutdown_timeout_ms would end the connection.
   acks_enabled_ = false;
@@ -267,7 +273,7 @@ TEST_F(PipelineTest, KeepsConfirmingWhileDrainingOnStop) {
   EXPECT_GE(channel_log_.status_updates.size(), 5u);
 }
 
-TEST_F(PipelineTest, StopInsideATransactionReadsOnToItsCommitSoARestartRepeatsNothing) {
+TEST_F(RelayRunTest, StopInsideATransactionReadsOnToItsCommitSoARestartRepeatsNothing) {
   // A SIGTERM between two rows of one transaction: the first is already in Kafka, but only a
   // whole transaction can be confirmed. Stopping there made the restart publish it again.
   QueueTransaction(Lsn(0x5000), 2);
@@ -290,7 +296,7 @@ TEST_F(PipelineTest, StopInsideATransactionReadsOnToItsCommitSoARestartRepeatsNo
   EXPECT_EQ(metrics_.transactions.value(), 1u);
 }
 
-TEST_F(PipelineTest, AStopInsideATransactionThatNeverEndsStillStopsInTime) {
+TEST_F(RelayRunTest, AStopInsideATransactionThatNeverEndsStillStopsInTime) {
   QueueTransaction(Lsn(0x5000), 2);
   frames_.pop_back();  // The Commit never arrives.
   config_.relay.shutdown_timeout_ms = 300;
@@ -302,7 +308,7 @@ TEST_F(PipelineTest, AStopInsideATransactionThatNeverEndsStillStopsInTime) {
   EXPECT_LE(clock_.SteadyNow() - started, std::chrono::milliseconds(100 + 300 + 1000));
 }
 
-TEST_F(PipelineTest, StopEndsTheRunEvenWhenTheFinalConfirmationFails) {
+TEST_F(RelayRunTest, StopEndsTheRunEvenWhenTheFinalConfirmationFails) {
   QueueTransaction(Lsn(0x5000), 1);
   fail_after_stop_ = true;
   StopAfter(std::chrono::milliseconds(500));
@@ -312,7 +318,7 @@ TEST_F(PipelineTest, StopEndsTheRunEvenWhenTheFinalConfirmationFails) {
   EXPECT_EQ(channel_log_.opened, 1);  // Not restarted.
 }
 
-TEST_F(PipelineTest, UnmappableRowGoesToTheDeadLetterTopicAndTheStreamMovesOn) {
+TEST_F(RelayRunTest, UnmappableRowGoesToTheDeadLetterTopicAndTheStreamMovesOn) {
   QueueTransaction(Lsn(0x5000), 1, std::nullopt);  // NULL aggregate id.
   QueueTransaction(Lsn(0x6000), 1);
   StopAfter(std::chrono::seconds(2));
@@ -324,7 +330,7 @@ TEST_F(PipelineTest, UnmappableRowGoesToTheDeadLetterTopicAndTheStreamMovesOn) {
   EXPECT_EQ(metrics_.dead_lettered.With(kUnmappable).value(), 1u);
 }
 
-TEST_F(PipelineTest, DeadLetterTopicRefusingRecordsEndsTheRunInsteadOfRestarting) {
+TEST_F(RelayRunTest, DeadLetterTopicRefusingRecordsEndsTheRunInsteadOfRestarting) {
   topics_[config_.outbox.dead_letter_topic].refuse_at_produce = true;
   QueueTransaction(Lsn(0x5000), 1, std::nullopt);
   const absl::Status status = Run();
@@ -334,7 +340,7 @@ TEST_F(PipelineTest, DeadLetterTopicRefusingRecordsEndsTheRunInsteadOfRestarting
   EXPECT_LT(LastFlush(), Lsn(0x5000));
 }
 
-TEST_F(PipelineTest, AuthorizationFailureStopsWithoutDeadLettering) {
+TEST_F(RelayRunTest, AuthorizationFailureStopsWithoutDeadLettering) {
   topics_[kTopic].fail_delivery = kafka::ErrorVerdict::kOperatorError;
   QueueTransaction(Lsn(0x5000), 1);
   const absl::Status status = Run();
@@ -345,7 +351,7 @@ TEST_F(PipelineTest, AuthorizationFailureStopsWithoutDeadLettering) {
   EXPECT_EQ(channel_log_.opened, 1);
 }
 
-TEST_F(PipelineTest, RetriableDeliveryFailureReplaysFromTheConfirmedPosition) {
+TEST_F(RelayRunTest, RetriableDeliveryFailureReplaysFromTheConfirmedPosition) {
   topics_[kTopic].fail_delivery = kafka::ErrorVerdict::kReplay;
   QueueTransaction(Lsn(0x5000), 1);
   StopAfter(std::chrono::seconds(3));  // Past the first restart's 0.5 s backoff.
@@ -355,6 +361,22 @@ TEST_F(PipelineTest, RetriableDeliveryFailureReplaysFromTheConfirmedPosition) {
             static_cast<uint64_t>(channel_log_.opened - 1));
   for (const auto& r : produced_) EXPECT_EQ(r.topic, kTopic);  // Never dead-lettered.
   EXPECT_LT(LastFlush(), Lsn(0x5000));
+  // A producer failure rebuilds the producer with the streams.
+  EXPECT_EQ(producers_created_, channel_log_.opened);
+}
+
+TEST_F(RelayRunTest, APostgresFailureRestartsTheStreamButKeepsTheProducer) {
+  QueueTransaction(Lsn(0x5000), 2);
+  channel_log_.fail_sends_after = 1;  // The confirm after the first heartbeat: connection lost.
+  heal_on_reopen_ = true;
+  StopAfter(std::chrono::seconds(3));  // Past the stream's 0.5 s backoff.
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(channel_log_.opened, 2);
+  EXPECT_EQ(producers_created_, 1);
+  EXPECT_EQ(metrics_.restarts.With("postgres").value(), 1u);
+  EXPECT_EQ(metrics_.restarts.With("kafka").value(), 0u);
+  EXPECT_EQ(metrics_.reconnects.With("postgres").value(), 1u);
+  EXPECT_EQ(produced_.size(), 2u);
 }
 
 }  // namespace

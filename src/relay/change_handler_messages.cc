@@ -1,23 +1,23 @@
-// Pipeline's table-less outbox path: logical decoding messages (pg_logical_emit_message) whose
+// ChangeHandler's table-less outbox path: logical decoding messages (pg_logical_emit_message) whose
 // prefix is one of [postgres] message_prefixes are published like outbox rows.
 
 #include <algorithm>
 
 #include "common/log.h"
 #include "common/status.h"
-#include "relay/pipeline.h"
+#include "relay/change_handler.h"
 
 namespace outboxd::relay {
 
-bool Pipeline::IsOutboxPrefix(std::string_view prefix) const {
+bool ChangeHandler::IsOutboxPrefix(std::string_view prefix) const {
   const auto& prefixes = config_.postgres.message_prefixes;
   return std::find(prefixes.begin(), prefixes.end(), prefix) != prefixes.end();
 }
 
-absl::Status Pipeline::HandleLogicalMessage(const pgoutput::LogicalMessage& message,
-                                            const WalMessage& wal) {
+absl::Status ChangeHandler::HandleLogicalMessage(const pgoutput::LogicalMessage& message,
+                                                 const WalMessage& wal) {
   if (!IsOutboxPrefix(message.prefix)) {
-    ctx_.metrics.rows_ignored.Add();  // Another application's messages on the same stream.
+    metrics_.rows_ignored.Add();  // Another application's messages on the same stream.
     return absl::OkStatus();
   }
   if (message.transactional && !tracker_.InTransaction()) {
@@ -45,8 +45,8 @@ absl::Status Pipeline::HandleLogicalMessage(const pgoutput::LogicalMessage& mess
   return s;
 }
 
-absl::Status Pipeline::PublishMessage(const pgoutput::LogicalMessage& message,
-                                      const WalMessage& wal) {
+absl::Status ChangeHandler::PublishMessage(const pgoutput::LogicalMessage& message,
+                                           const WalMessage& wal) {
   const RecordOrigin origin = OriginAt(message.lsn, outbox::kMessageRelation, wal);
   return PublishMapped(mapper_.MapMessage(message, event_), origin,
                        [&](std::string_view reason, std::string_view label) {
@@ -54,16 +54,14 @@ absl::Status Pipeline::PublishMessage(const pgoutput::LogicalMessage& message,
                        });
 }
 
-absl::Status Pipeline::DeadLetterMessage(const pgoutput::LogicalMessage& message,
-                                         const RecordOrigin& origin, std::string_view reason,
-                                         std::string_view label) {
+absl::Status ChangeHandler::DeadLetterMessage(const pgoutput::LogicalMessage& message,
+                                              const RecordOrigin& origin, std::string_view reason,
+                                              std::string_view label) {
   log::Warn("dead-lettering logical message with prefix \"{}\" at WAL {} (xid {}) to {}: {}",
             message.prefix, origin.lsn.ToString(), origin.xid.value,
             config_.outbox.dead_letter_topic, reason);
   mapper_.MapMessageDeadLetter(message, reason, origin.lsn, origin.xid, event_);
-  publisher_->QueueDeadLetter(DeadLetter::FromEvent(event_, origin), label);
-  failure_cause_ = "kafka";
-  return publisher_->ProduceDeadLetters();
+  return ProduceDeadLetter(DeadLetter::FromEvent(event_, origin), label);
 }
 
 }  // namespace outboxd::relay

@@ -1,0 +1,157 @@
+#include "relay/slot_stream.h"
+
+#include <algorithm>
+
+#include "common/log.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "relay/failure.h"
+
+namespace outboxd::relay {
+namespace {
+
+constexpr auto kBlockedRetry = std::chrono::milliseconds(20);
+// How often a progress line is logged while events flow.
+constexpr auto kProgressInterval = std::chrono::seconds(30);
+// Bounded batch so delivery reports and status updates keep flowing under load.
+constexpr int kMaxMessagesPerRound = 1024;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SlotStream>> SlotStream::Open(RelayContext& context,
+                                                             Publisher& publisher,
+                                                             std::string slot) {
+  std::unique_ptr<SlotStream> stream(new SlotStream(context, publisher, std::move(slot)));
+  if (auto s = stream->Connect(); !s.ok()) return s;
+  return stream;
+}
+
+SlotStream::SlotStream(RelayContext& context, Publisher& publisher, std::string slot)
+    : ctx_(context),
+      publisher_(publisher),
+      slot_(std::move(slot)),
+      id_(publisher.Attach(tracker_)),
+      changes_(context.config, publisher, id_, tracker_, context.clock, context.metrics) {}
+
+SlotStream::~SlotStream() { publisher_.Detach(id_); }
+
+absl::Status SlotStream::Connect() {
+  if (ctx_.connectors.not_null_columns) {
+    auto not_null = ctx_.connectors.not_null_columns();
+    if (!not_null.ok()) return not_null.status();
+    // Before streaming: they apply from each table's next Relation message.
+    for (auto& [table, columns] : *not_null) changes_.SetNotNullColumns(table, std::move(columns));
+  }
+  auto channel = ctx_.connectors.replication();
+  if (!channel.ok()) return channel.status();
+  session_ = std::make_unique<ReplicationSession>(
+      std::move(*channel), tracker_, ctx_.clock,
+      std::chrono::milliseconds(ctx_.config.postgres.status_interval_ms), ctx_.metrics);
+  next_progress_ = ctx_.clock.SteadyNow() + kProgressInterval;
+  return absl::OkStatus();
+}
+
+absl::Status SlotStream::Prepare() {
+  if (auto s = session_->SendStatusIfDue(); !s.ok()) return s;
+  const auto now = ctx_.clock.SteadyNow();
+  if (now >= next_progress_) LogProgress(now);
+  return absl::OkStatus();
+}
+
+bool SlotStream::Reading() const {
+  if (finishing_ && !changes_.InTransaction()) return false;
+  return !HeldUpByKafka();
+}
+
+pollfd SlotStream::PollRequest() const {
+  // Backpressure (invariant 4): while Kafka's queue is full the socket is not read, and
+  // Postgres keeps the WAL.
+  return {.fd = session_->socket(),
+          .events = static_cast<short>((Reading() ? POLLIN : 0) |
+                                       (session_->HasPendingOutput() ? POLLOUT : 0)),
+          .revents = 0};
+}
+
+bool SlotStream::HeldUpByKafka() const { return blocked_ || publisher_.dead_letters_waiting(id_); }
+
+bool SlotStream::WantsAcks() const {
+  return HeldUpByKafka() || ctx_.clock.SteadyNow() >= session_->next_confirm_allowed();
+}
+
+std::chrono::steady_clock::time_point SlotStream::Deadline() const {
+  const auto now = ctx_.clock.SteadyNow();
+  // A round that stopped at kMaxMessagesPerRound may have left whole messages in libpq's
+  // buffer while the socket is quiet: waiting in poll() then stalls a drain for nothing.
+  if (Reading() && session_->MayHaveBufferedInput()) return now;
+  auto deadline = std::min(session_->next_status_due(), next_progress_);
+  if (HeldUpByKafka()) deadline = std::min(deadline, now + kBlockedRetry);
+  if (!WantsAcks() && tracker_.outstanding_records() > 0) {
+    deadline = std::min(deadline, session_->next_confirm_allowed());
+  }
+  return deadline;
+}
+
+absl::Status SlotStream::Service(short revents) {
+  if (revents & POLLOUT) {
+    if (auto s = session_->FlushOutput(); !s.ok()) return s;
+  }
+  if (blocked_) {
+    absl::Status retry = changes_.Handle(*blocked_);
+    if (absl::IsResourceExhausted(retry)) return absl::OkStatus();
+    blocked_.reset();
+    if (!retry.ok()) return retry;
+  }
+  if (!Reading()) return absl::OkStatus();
+  // libpq may hold buffered messages even when the socket is quiet, so always try to read.
+  return ReadReplication();
+}
+
+absl::Status SlotStream::ReadReplication() {
+  for (int i = 0; i < kMaxMessagesPerRound && Reading(); ++i) {
+    auto wal = session_->Next();
+    if (!wal.ok()) return wal.status();
+    if (!wal->has_value()) return absl::OkStatus();
+    absl::Status s = changes_.Handle(**wal);
+    if (absl::IsResourceExhausted(s)) {
+      blocked_.emplace(std::move(**wal));
+      return absl::OkStatus();
+    }
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+bool SlotStream::HasOutstanding() const {
+  return tracker_.outstanding_records() > 0 || publisher_.dead_letters_waiting(id_);
+}
+
+absl::Status SlotStream::SendFinalStatus() {
+  if (auto s = session_->SendStatus(); !s.ok()) return s;
+  for (int i = 0; i < 100 && session_->HasPendingOutput(); ++i) {
+    if (auto s = session_->FlushOutput(); !s.ok()) return s;
+    pollfd fd{.fd = session_->socket(), .events = POLLOUT, .revents = 0};
+    ctx_.connectors.poll(&fd, 1, 10);
+  }
+  log::Info("stopped slot {}; confirmed {} ({} records still unacknowledged will be replayed)",
+            slot_, session_->confirmed_lsn().ToString(), tracker_.outstanding_records());
+  return absl::OkStatus();
+}
+
+void SlotStream::LogProgress(std::chrono::steady_clock::time_point now) {
+  const uint64_t total = tracker_.acknowledged_records();
+  const uint64_t published = total - progress_published_;
+  if (published > 0 || tracker_.outstanding_records() > 0) {
+    const double seconds =
+        std::chrono::duration<double>(now - next_progress_ + kProgressInterval).count();
+    log::Info(
+        "progress of slot {}: {} records acknowledged by Kafka ({:.0f}/s), {} dead-lettered in "
+        "total, {} awaiting Kafka, confirmed {}, received {}",
+        slot_, published, published / seconds, metrics::Sum(ctx_.metrics.dead_lettered),
+        tracker_.outstanding_records(), session_->confirmed_lsn().ToString(),
+        session_->received_lsn().ToString());
+  }
+  progress_published_ = total;
+  next_progress_ = now + kProgressInterval;
+}
+
+}  // namespace outboxd::relay

@@ -1,0 +1,86 @@
+#pragma once
+// One replication slot's stream: its replication session (socket, keepalives, status updates,
+// positions), decoding and transaction framing (ChangeHandler), its AckTracker, the message
+// waiting for room in Kafka's queue, and its own failure Status. Records go out through the
+// Publisher shared by every stream; nothing here assumes it is the only stream.
+//
+// A stream is built anew on every (re)start of its slot, so all its state comes from the slot's
+// confirmed LSN (DESIGN.md invariant 6).
+
+#include <poll.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "relay/ack_tracker.h"
+#include "relay/change_handler.h"
+#include "relay/context.h"
+#include "relay/publisher.h"
+#include "relay/replication_session.h"
+
+namespace outboxd::relay {
+
+// Runs on the loop thread.
+class SlotStream {
+ public:
+  // Reads what the mapping needs from the catalog, connects and starts streaming `slot`.
+  // `context` and `publisher` must outlive the stream. Errors as Connectors::replication.
+  static absl::StatusOr<std::unique_ptr<SlotStream>> Open(RelayContext& context,
+                                                          Publisher& publisher, std::string slot);
+  ~SlotStream();  // Detaches from the publisher.
+  SlotStream(const SlotStream&) = delete;
+  SlotStream& operator=(const SlotStream&) = delete;
+
+  // Before each poll: sends a status update when one is due and logs progress.
+  absl::Status Prepare();
+  // What to poll the replication socket for, and by when the loop must call again.
+  pollfd PollRequest() const;
+  std::chrono::steady_clock::time_point Deadline() const;
+  // True when a delivery report may matter now: reading waits for Kafka's queue, or a
+  // confirmation may go out. Otherwise reports are served without waking for them.
+  bool WantsAcks() const;
+  // After poll: `revents` for the socket. Flushes output, retries the message waiting for
+  // Kafka, and reads what arrived (a bounded batch). Errors end the stream; Unavailable means
+  // "restart me from the confirmed LSN".
+  absl::Status Service(short revents);
+
+  // From now on read only to the Commit of the open transaction (a stop was requested), so
+  // that what was produced of it can be confirmed and a restart repeats nothing.
+  void FinishOpenTransaction() { finishing_ = true; }
+  bool InTransaction() const { return changes_.InTransaction(); }
+  Xid open_xid() const { return changes_.open_xid(); }
+  // Records handed to Kafka and not yet acknowledged, including dead letters waiting.
+  bool HasOutstanding() const;
+  uint64_t outstanding_records() const { return tracker_.outstanding_records(); }
+  absl::Status SendStatusIfDue() { return session_->SendStatusIfDue(); }
+  // Confirms what Kafka acknowledged and pushes it out before the connection closes.
+  absl::Status SendFinalStatus();
+  Lsn confirmed_lsn() const { return session_->confirmed_lsn(); }
+  const std::string& slot() const { return slot_; }
+
+ private:
+  SlotStream(RelayContext& context, Publisher& publisher, std::string slot);
+  absl::Status Connect();
+  // A message waits for room in Kafka's queue, or a dead letter of this stream does.
+  bool HeldUpByKafka() const;
+  bool Reading() const;
+  absl::Status ReadReplication();
+  void LogProgress(std::chrono::steady_clock::time_point now);
+
+  RelayContext& ctx_;
+  Publisher& publisher_;
+  const std::string slot_;
+  AckTracker tracker_;
+  const StreamId id_;
+  ChangeHandler changes_;
+  std::unique_ptr<ReplicationSession> session_;
+  std::optional<WalMessage> blocked_;  // Message waiting for room in Kafka's queue.
+  bool finishing_ = false;             // See FinishOpenTransaction().
+  std::chrono::steady_clock::time_point next_progress_;
+  uint64_t progress_published_ = 0;  // Events published at the last progress line.
+};
+
+}  // namespace outboxd::relay

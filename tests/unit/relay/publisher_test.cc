@@ -1,0 +1,194 @@
+// One Publisher shared by two streams: each record's origin names its stream and transaction,
+// so delivery results, in any order, reach the AckTracker of the stream that produced it.
+
+#include "relay/publisher.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "fakes.h"
+#include "gtest/gtest.h"
+
+namespace outboxd::relay {
+namespace {
+
+using testing::FakeClock;
+
+// A producer whose reports the test sends, in whatever order it likes.
+class ManualProducer final : public kafka::Producer {
+ public:
+  explicit ManualProducer(kafka::DeliveryHandler& handler) : handler_(handler) {}
+  absl::Status Produce(const kafka::Record& record, uint64_t tag) override {
+    Produced p{.topic = record.topic, .tag = tag, .headers = {}};
+    for (const Header& h : record.headers) {
+      p.headers.emplace_back(std::string(h.name), h.value ? std::string(*h.value) : "<null>");
+    }
+    produced.push_back(std::move(p));
+    return absl::OkStatus();
+  }
+  int event_fd() const override { return -1; }
+  void Poll(bool /*event_fd_readable*/) override {}
+  bool Flush(int /*timeout_ms*/) override { return true; }
+  const std::optional<std::string>& fatal_error() const override { return none_; }
+  const std::optional<std::string>& operator_error() const override { return none_; }
+  bool brokers_down() const override { return false; }
+  uint64_t retries() const override { return 0; }
+
+  void Deliver(size_t index) { handler_.OnDelivered(produced.at(index).tag); }
+  void Reject(size_t index) {
+    kafka::DeliveryFailure failure{.verdict = kafka::ErrorVerdict::kRecordRejected,
+                                   .code = "MSG_SIZE_TOO_LARGE",
+                                   .reason = "too large",
+                                   .operator_fix = "",
+                                   .topic = produced.at(index).topic,
+                                   .key = std::nullopt,
+                                   .value = std::nullopt,
+                                   .headers = {}};
+    handler_.OnFailed(produced.at(index).tag, failure);
+  }
+
+  struct Produced {
+    std::string topic;
+    uint64_t tag;
+    std::vector<std::pair<std::string, std::string>> headers;  // Copied: views die.
+  };
+  std::vector<Produced> produced;
+
+ private:
+  kafka::DeliveryHandler& handler_;
+  std::optional<std::string> none_;
+};
+
+class SharedPublisherTest : public ::testing::Test {
+ protected:
+  SharedPublisherTest() {
+    auto publisher = Publisher::Create(
+        [this](
+            kafka::DeliveryHandler& handler) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
+          auto producer = std::make_unique<ManualProducer>(handler);
+          producer_ = producer.get();
+          return std::unique_ptr<kafka::Producer>(std::move(producer));
+        },
+        config_, clock_, metrics_);
+    EXPECT_TRUE(publisher.ok()) << publisher.status();
+    publisher_ = std::move(*publisher);
+    event_.topic = "outbox.event.Order";
+    event_.value = "{}";
+  }
+
+  // Publishes one record of the open transaction `tx` of `stream`.
+  void PublishRecord(StreamId stream, AckTracker::TxId tx) {
+    const RecordOrigin origin{.stream = stream,
+                              .tx = tx,
+                              .lsn = Lsn(0x10),
+                              .xid = Xid{7},
+                              .relation = RelationId{16384},
+                              .table = "public.outbox",
+                              .commit_time_us = 0,
+                              .received = clock_.SteadyNow()};
+    ASSERT_TRUE(publisher_->Publish(event_, origin).ok());
+  }
+
+  config::OutboxConfig config_;
+  FakeClock clock_;
+  metrics::RelayMetrics metrics_;
+  std::unique_ptr<Publisher> publisher_;
+  ManualProducer* producer_ = nullptr;
+  outbox::OutboxEvent event_;
+};
+
+TEST_F(SharedPublisherTest, InterleavedOutOfOrderResultsReachTheStreamThatProducedEachRecord) {
+  AckTracker a, b;
+  const StreamId stream_a = publisher_->Attach(a);
+  const StreamId stream_b = publisher_->Attach(b);
+  ASSERT_NE(stream_a, stream_b);
+
+  const auto a1 = a.Begin();
+  PublishRecord(stream_a, a1);  // produced[0]
+  const auto b1 = b.Begin();
+  PublishRecord(stream_b, b1);  // produced[1]
+  PublishRecord(stream_a, a1);  // produced[2]
+  a.Commit(Lsn(0x100));
+  b.Commit(Lsn(0x200));
+  const auto a2 = a.Begin();
+  PublishRecord(stream_a, a2);  // produced[3]
+  a.Commit(Lsn(0x300));
+  EXPECT_EQ(a.outstanding_records(), 3u);
+  EXPECT_EQ(b.outstanding_records(), 1u);
+
+  producer_->Deliver(3);  // A's second transaction first: A may confirm nothing yet.
+  EXPECT_FALSE(a.safe_lsn().IsValid());
+  producer_->Deliver(1);  // B's only record: B's transaction is covered, A's are not.
+  EXPECT_EQ(b.safe_lsn(), Lsn(0x200));
+  EXPECT_FALSE(a.safe_lsn().IsValid());
+  producer_->Deliver(2);
+  EXPECT_FALSE(a.safe_lsn().IsValid());
+  producer_->Deliver(0);  // The last of A's first transaction covers both of A's.
+  EXPECT_EQ(a.safe_lsn(), Lsn(0x300));
+  EXPECT_EQ(b.safe_lsn(), Lsn(0x200));
+  EXPECT_EQ(metrics_.events_published.With("outbox.event.Order").value(), 4u);
+  EXPECT_EQ(publisher_->in_flight(), 0u);
+}
+
+TEST_F(SharedPublisherTest, ReportsForADetachedStreamReachNoTrackerAndHarmNoOther) {
+  AckTracker old_stream, other;
+  const StreamId gone = publisher_->Attach(old_stream);
+  const StreamId live = publisher_->Attach(other);
+  PublishRecord(gone, old_stream.Begin());  // produced[0]
+  PublishRecord(live, other.Begin());       // produced[1]
+  other.Commit(Lsn(0x500));
+  publisher_->Detach(gone);  // Its successor replays the record from the confirmed LSN.
+
+  producer_->Deliver(0);
+  EXPECT_EQ(old_stream.outstanding_records(), 1u);  // Untouched: the tracker may be gone.
+  producer_->Deliver(1);
+  EXPECT_EQ(other.safe_lsn(), Lsn(0x500));
+  EXPECT_TRUE(publisher_->status().ok());
+  // A stream attached later never gets an id a detached stream had.
+  AckTracker successor;
+  EXPECT_NE(publisher_->Attach(successor), gone);
+}
+
+TEST_F(SharedPublisherTest, ARejectedRecordBecomesADeadLetterOfItsOwnStream) {
+  AckTracker a, b;
+  const StreamId stream_a = publisher_->Attach(a);
+  const StreamId stream_b = publisher_->Attach(b);
+  PublishRecord(stream_a, a.Begin());  // produced[0]
+  a.Commit(Lsn(0x100));
+  PublishRecord(stream_b, b.Begin());  // produced[1]
+  b.Commit(Lsn(0x200));
+
+  producer_->Reject(1);
+  EXPECT_TRUE(publisher_->dead_letters_waiting(stream_b));
+  EXPECT_FALSE(publisher_->dead_letters_waiting(stream_a));
+  ASSERT_TRUE(publisher_->ProduceDeadLetters().ok());
+  ASSERT_EQ(producer_->produced.size(), 3u);
+  EXPECT_EQ(producer_->produced[2].topic, config_.dead_letter_topic);
+  const auto& headers = producer_->produced[2].headers;
+  const auto table = std::find_if(headers.begin(), headers.end(),
+                                  [](const auto& h) { return h.first == outbox::kTableHeader; });
+  ASSERT_NE(table, headers.end());
+  EXPECT_EQ(table->second, "public.outbox");  // From the origin: the publisher has no Mapper.
+
+  EXPECT_FALSE(b.safe_lsn().IsValid());  // The dead letter stands for the row until acknowledged.
+  producer_->Deliver(2);
+  EXPECT_EQ(b.safe_lsn(), Lsn(0x200));
+  EXPECT_FALSE(a.safe_lsn().IsValid());
+}
+
+TEST_F(SharedPublisherTest, DetachingDropsTheStreamsQueuedDeadLettersOnly) {
+  AckTracker a, b;
+  const StreamId stream_a = publisher_->Attach(a);
+  const StreamId stream_b = publisher_->Attach(b);
+  PublishRecord(stream_a, a.Begin());
+  PublishRecord(stream_b, b.Begin());
+  producer_->Reject(0);
+  producer_->Reject(1);
+  publisher_->Detach(stream_a);
+  EXPECT_FALSE(publisher_->dead_letters_waiting(stream_a));
+  EXPECT_TRUE(publisher_->dead_letters_waiting(stream_b));
+}
+
+}  // namespace
+}  // namespace outboxd::relay
