@@ -1,26 +1,15 @@
 #include "kafka/broker_checks.h"
 
-#include <librdkafka/rdkafka.h>
-
-#include <memory>
 #include <optional>
 
 #include "common/log.h"
 #include "fmt/format.h"
+#include "kafka/client.h"
 
 namespace outboxd::kafka {
 namespace {
 
-struct RdKafkaDeleter {
-  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-struct MetadataDeleter {
-  void operator()(const rd_kafka_metadata_t* md) const { rd_kafka_metadata_destroy(md); }
-};
-struct TopicDeleter {
-  void operator()(rd_kafka_topic_t* rkt) const { rd_kafka_topic_destroy(rkt); }
-};
-using MetadataPtr = std::unique_ptr<const rd_kafka_metadata_t, MetadataDeleter>;
+using MetadataPtr = Owned<const rd_kafka_metadata_t>;
 
 constexpr std::string_view kBrokers = "kafka brokers";
 constexpr std::string_view kSecurityFix =
@@ -64,28 +53,27 @@ class BrokerChecker {
 
  private:
   bool Create() {
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    char errstr[512];
-    for (const auto& [name, value] : options_.properties) {
-      if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof errstr) !=
-          RD_KAFKA_CONF_OK) {
-        rd_kafka_conf_destroy(conf);
-        out_.push_back(Fail(std::string(kBrokers), fmt::format("[kafka] \"{}\": {}", name, errstr),
-                            "fix or remove that property"));
-        return false;
-      }
-    }
-    // Describing a missing topic must not create it (the broker would, for a producer).
-    rd_kafka_conf_set(conf, "allow.auto.create.topics", "false", errstr, sizeof errstr);
-    rd_kafka_conf_set_error_cb(conf, OnError);
-    rd_kafka_conf_set_log_cb(conf, OnLog);
-    rd_kafka_conf_set_opaque(conf, &errors_);
-    rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr));
-    if (!rk_) {
-      out_.push_back(Fail(std::string(kBrokers), fmt::format("cannot create a client: {}", errstr),
-                          "fix the [kafka] properties"));
+    auto conf = BuildConf(options_.properties);
+    if (!conf.ok()) {
+      out_.push_back(Fail(std::string(kBrokers), std::string(conf.status().message()),
+                          "fix or remove that property"));
       return false;
     }
+    char errstr[512];
+    // Describing a missing topic must not create it (the broker would, for a producer).
+    rd_kafka_conf_set(conf->get(), "allow.auto.create.topics", "false", errstr, sizeof errstr);
+    rd_kafka_conf_set_error_cb(conf->get(), OnError);
+    rd_kafka_conf_set_log_cb(conf->get(), OnLog);
+    rd_kafka_conf_set_opaque(conf->get(), &errors_);
+    auto rk = NewClient(RD_KAFKA_PRODUCER, *std::move(conf));
+    if (!rk.ok()) {
+      out_.push_back(
+          Fail(std::string(kBrokers),
+               fmt::format("cannot create a client: {}", std::string(rk.status().message())),
+               "fix the [kafka] properties"));
+      return false;
+    }
+    rk_ = *std::move(rk);
     return true;
   }
 
@@ -120,14 +108,13 @@ class BrokerChecker {
 
   const BrokerCheckOptions& options_;
   ErrorSink errors_;
-  std::unique_ptr<rd_kafka_t, RdKafkaDeleter> rk_;
+  Owned<rd_kafka_t> rk_;
   CheckResults out_;
 };
 
 void BrokerChecker::CheckTopic(const std::string& topic, int32_t broker) {
   const std::string name = fmt::format("topic {}", topic);
-  std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt(
-      rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr));
+  const Owned<rd_kafka_topic_t> rkt(rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr));
   const rd_kafka_metadata_t* raw = nullptr;
   const rd_kafka_resp_err_t err =
       rd_kafka_metadata(rk_.get(), /*all_topics=*/0, rkt.get(), &raw, options_.timeout_ms);
@@ -178,15 +165,15 @@ void BrokerChecker::CheckTopic(const std::string& topic, int32_t broker) {
 
 std::optional<bool> BrokerChecker::AutoCreate(int32_t broker) {
   const std::string id = fmt::format("{}", broker);
-  rd_kafka_ConfigResource_t* resource =
-      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_BROKER, id.c_str());
-  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk_.get());
-  rd_kafka_DescribeConfigs(rk_.get(), &resource, 1, nullptr, queue);
-  rd_kafka_ConfigResource_destroy(resource);
-  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, options_.timeout_ms);
+  Owned<rd_kafka_ConfigResource_t> resource(
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_BROKER, id.c_str()));
+  const Owned<rd_kafka_queue_t> queue(rd_kafka_queue_new(rk_.get()));
+  rd_kafka_ConfigResource_t* resources_in[] = {resource.get()};
+  rd_kafka_DescribeConfigs(rk_.get(), resources_in, 1, nullptr, queue.get());
+  const Owned<rd_kafka_event_t> event(rd_kafka_queue_poll(queue.get(), options_.timeout_ms));
   std::optional<bool> result;
   const rd_kafka_DescribeConfigs_result_t* described =
-      event ? rd_kafka_event_DescribeConfigs_result(event) : nullptr;
+      event ? rd_kafka_event_DescribeConfigs_result(event.get()) : nullptr;
   size_t resource_count = 0;
   const rd_kafka_ConfigResource_t** resources =
       described ? rd_kafka_DescribeConfigs_result_resources(described, &resource_count) : nullptr;
@@ -203,8 +190,6 @@ std::optional<bool> BrokerChecker::AutoCreate(int32_t broker) {
       if (value) result = std::string_view(value) == "true";
     }
   }
-  if (event) rd_kafka_event_destroy(event);
-  rd_kafka_queue_destroy(queue);
   return result;
 }
 

@@ -46,6 +46,13 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_UNACCEPTABLE_CREDENTIAL:
     case RD_KAFKA_RESP_ERR_PRINCIPAL_DESERIALIZATION_FAILURE:
       return ErrorVerdict::kOperatorError;
+    // A transactional producer with our transactional.id and a newer epoch exists: only a
+    // transactional producer sees these. INVALID_PRODUCER_EPOCH stays a replay below: an
+    // idempotent producer sees it when its own epoch is bumped, and rebuilding fixes that (a
+    // transactional one gets it as a fatal error, which ClassifyTransactionError reads).
+    case RD_KAFKA_RESP_ERR__FENCED:
+    case RD_KAFKA_RESP_ERR_PRODUCER_FENCED:
+      return ErrorVerdict::kFenced;
     // Outages, leader changes, topics still being created (UNKNOWN_TOPIC_OR_PART), fatal
     // idempotence errors, purges, and codes a producer never sees: a replay loses nothing.
     case RD_KAFKA_RESP_ERR__BEGIN:
@@ -98,7 +105,6 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR__MAX_POLL_EXCEEDED:
     case RD_KAFKA_RESP_ERR__UNKNOWN_BROKER:
     case RD_KAFKA_RESP_ERR__NOT_CONFIGURED:
-    case RD_KAFKA_RESP_ERR__FENCED:
     case RD_KAFKA_RESP_ERR__APPLICATION:
     case RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST:
     case RD_KAFKA_RESP_ERR__NOOP:
@@ -169,7 +175,6 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC:
     case RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT:
     case RD_KAFKA_RESP_ERR_THROTTLING_QUOTA_EXCEEDED:
-    case RD_KAFKA_RESP_ERR_PRODUCER_FENCED:
     case RD_KAFKA_RESP_ERR_RESOURCE_NOT_FOUND:
     case RD_KAFKA_RESP_ERR_DUPLICATE_RESOURCE:
     case RD_KAFKA_RESP_ERR_INCONSISTENT_VOTER_SET:
@@ -181,6 +186,24 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
   return ErrorVerdict::kReplay;  // Not a librdkafka 2.0.2 code: replaying is the safe answer.
 }
 
+ErrorVerdict ClassifyTransactionError(const rd_kafka_error_t* error) {
+  const rd_kafka_resp_err_t err = rd_kafka_error_code(error);
+  const bool fatal = rd_kafka_error_is_fatal(error) != 0;
+  // Brokers before Kafka 2.7 (KIP-588) say INVALID_PRODUCER_EPOCH where newer ones say
+  // PRODUCER_FENCED; as a fatal transactional error it means the same.
+  if (err == RD_KAFKA_RESP_ERR__FENCED || err == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+      (fatal && err == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH)) {
+    return ErrorVerdict::kFenced;
+  }
+  if (!fatal && rd_kafka_error_txn_requires_abort(error) != 0) {
+    return ErrorVerdict::kAbortTransaction;
+  }
+  // Fatal (rebuild the producer), or neither fatal nor abortable, retriable or not: the
+  // transaction's state is unknown, so rebuild and replay rather than retry (see the header).
+  return ClassifyError(err) == ErrorVerdict::kOperatorError ? ErrorVerdict::kOperatorError
+                                                            : ErrorVerdict::kReplay;
+}
+
 std::string DescribeError(rd_kafka_resp_err_t err) {
   return Concat(rd_kafka_err2name(err), ": ", rd_kafka_err2str(err));
 }
@@ -190,6 +213,10 @@ std::string OperatorFix(rd_kafka_resp_err_t err, std::string_view topic) {
   if (err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
     return Concat("grant the producer's principal Write and Describe on topic ", topic,
                   " (kafka-acls --add --operation Write --operation Describe --topic ", topic, ")");
+  }
+  if (err == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED) {
+    return "grant the principal Write and Describe on the producer's transactional.id "
+           "(kafka-acls --add --operation Write --operation Describe --transactional-id <id>)";
   }
   if (err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED) {
     return "grant the principal IdempotentWrite on the cluster (outboxd's producer is "
@@ -209,7 +236,8 @@ std::string OperatorFix(rd_kafka_resp_err_t err, std::string_view topic) {
 std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::string_view reason) {
   if (ClassifyError(err) != ErrorVerdict::kOperatorError) return std::nullopt;
   const bool authorization = err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED ||
-                             err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
+                             err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+                             err == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
   const std::string_view what =
       authorization ? "Kafka refused the producer (not authorized)" : "Kafka authentication failed";
   return Concat(what, ": ", reason, " (", rd_kafka_err2name(err), "); ", OperatorFix(err, "TOPIC"));

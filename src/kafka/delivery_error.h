@@ -9,15 +9,20 @@
 #include <string>
 #include <string_view>
 
+#include "kafka/error_verdict.h"
+
 namespace outboxd::kafka {
 
-enum class ErrorVerdict {
-  kRecordRejected,  // This record can never be accepted: route it to the dead-letter topic.
-  kReplay,          // Transient or unknown: tear down and replay from the confirmed LSN.
-  kOperatorError,   // Credentials, ACLs or settings: stop with a message; retrying cannot help.
-};
-
+// The verdict on `err` from a delivery report, a produce call or an error callback.
 ErrorVerdict ClassifyError(rd_kafka_resp_err_t err);
+
+// The verdict on a failed call of librdkafka's transactional API (init_transactions,
+// begin/commit/abort_transaction, send_offsets_to_transaction), from the flags librdkafka sets
+// on `error` (non-null; borrowed for the call): fenced first, then fatal (rebuild the
+// producer: kReplay, or kOperatorError for credentials and ACLs), then txn_requires_abort
+// (kAbortTransaction). A merely retriable error is not retried as is: without KIP-890 a commit
+// retried after a timeout is ambiguous (DESIGN.md section 4), so it replays like the rest.
+ErrorVerdict ClassifyTransactionError(const rd_kafka_error_t* error);
 
 // "NAME: description" of `err`, e.g. "MSG_SIZE_TOO_LARGE: Broker: Message size too large".
 std::string DescribeError(rd_kafka_resp_err_t err);

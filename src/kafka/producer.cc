@@ -10,6 +10,8 @@
 #include "absl/status/status.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "kafka/client.h"
+#include "kafka/delivery_error.h"
 #include "kafka/stats.h"
 
 namespace outboxd::kafka {
@@ -38,8 +40,7 @@ class RdKafkaProducer final : public Producer {
   RdKafkaProducer(const RdKafkaProducer&) = delete;
   RdKafkaProducer& operator=(const RdKafkaProducer&) = delete;
 
-  // Takes ownership of `conf` (on success and failure alike).
-  absl::Status Init(rd_kafka_conf_t* conf);
+  absl::Status Init(Owned<rd_kafka_conf_t> conf);
 
   absl::Status Produce(const Record& record, uint64_t tag) override;
   int event_fd() const override { return event_pipe_[0]; }
@@ -64,16 +65,10 @@ class RdKafkaProducer final : public Producer {
   // The cached handle of `topic`; created, with its metadata fetched, on first use.
   rd_kafka_topic_t* Topic(const std::string& topic);
 
-  struct RdKafkaDeleter {
-    void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-  };
-  struct TopicDeleter {
-    void operator()(rd_kafka_topic_t* rkt) const { rd_kafka_topic_destroy(rkt); }
-  };
   DeliveryHandler& handler_;
-  std::unique_ptr<rd_kafka_t, RdKafkaDeleter> rk_;
+  Owned<rd_kafka_t> rk_;
   // One handle per topic, so a record costs no lookup by name inside librdkafka.
-  absl::flat_hash_map<std::string, std::unique_ptr<rd_kafka_topic_t, TopicDeleter>> topics_;
+  absl::flat_hash_map<std::string, Owned<rd_kafka_topic_t>> topics_;
   int event_pipe_[2] = {-1, -1};
   std::optional<std::string> fatal_error_;
   std::optional<std::string> operator_error_;
@@ -122,61 +117,41 @@ std::vector<std::pair<std::string, std::string>> DefaultProducerProperties() {
 
 absl::StatusOr<std::unique_ptr<Producer>> CreateProducer(
     const std::vector<std::pair<std::string, std::string>>& properties, DeliveryHandler& handler) {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char errstr[512];
-  auto apply = [&](const std::string& name, const std::string& value) -> absl::Status {
-    if (auto s = CheckPinned(name, value); !s.ok()) return s;
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof errstr) !=
-        RD_KAFKA_CONF_OK) {
-      return absl::InvalidArgumentError(
-          Concat("[kafka] \"", name, "\": ", errstr,
-                 "; see librdkafka's CONFIGURATION.md for producer properties"));
-    }
-    return absl::OkStatus();
-  };
-  absl::Status status;
-  for (const auto& [name, value] : DefaultProducerProperties()) {
-    if (status.ok()) status = apply(name, value);
-  }
   for (const auto& [name, value] : properties) {
-    if (status.ok()) status = apply(name, value);
+    if (auto s = CheckPinned(name, value); !s.ok()) return s;
   }
-  if (!status.ok()) {
-    rd_kafka_conf_destroy(conf);
-    return status;
-  }
+  Properties all = DefaultProducerProperties();
+  all.insert(all.end(), properties.begin(), properties.end());
+  auto conf = BuildConf(all);
+  if (!conf.ok()) return conf.status();
   auto producer = std::make_unique<RdKafkaProducer>(handler);
-  if (auto s = producer->Init(conf); !s.ok()) return s;
+  if (auto s = producer->Init(*std::move(conf)); !s.ok()) return s;
   return producer;
 }
 
 namespace {
 
-absl::Status RdKafkaProducer::Init(rd_kafka_conf_t* conf) {
-  char errstr[512];
-  rd_kafka_conf_set_opaque(conf, this);
-  rd_kafka_conf_set_dr_msg_cb(conf, &RdKafkaProducer::DeliveryReport);
-  rd_kafka_conf_set_error_cb(conf, &RdKafkaProducer::ErrorCallback);
-  rd_kafka_conf_set_log_cb(conf, &RdKafkaProducer::LogCallback);
-  rd_kafka_conf_set_stats_cb(conf, &RdKafkaProducer::StatsCallback);
-  // On success rd_kafka_new takes ownership of conf.
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
-  if (rk == nullptr) {
-    rd_kafka_conf_destroy(conf);
+absl::Status RdKafkaProducer::Init(Owned<rd_kafka_conf_t> conf) {
+  rd_kafka_conf_set_opaque(conf.get(), this);
+  rd_kafka_conf_set_dr_msg_cb(conf.get(), &RdKafkaProducer::DeliveryReport);
+  rd_kafka_conf_set_error_cb(conf.get(), &RdKafkaProducer::ErrorCallback);
+  rd_kafka_conf_set_log_cb(conf.get(), &RdKafkaProducer::LogCallback);
+  rd_kafka_conf_set_stats_cb(conf.get(), &RdKafkaProducer::StatsCallback);
+  auto rk = NewClient(RD_KAFKA_PRODUCER, std::move(conf));
+  if (!rk.ok()) {
     return absl::InvalidArgumentError(
-        Concat("cannot create the Kafka producer: ", errstr,
+        Concat("cannot create the Kafka producer: ", std::string(rk.status().message()),
                "; fix the [kafka] properties (for TLS and SASL: security.protocol, sasl.* and "
                "ssl.*; see librdkafka's CONFIGURATION.md)"));
   }
-  rk_.reset(rk);
+  rk_ = *std::move(rk);
   if (::pipe2(event_pipe_, O_CLOEXEC) != 0) {
     return absl::ResourceExhaustedError("cannot create the Kafka event pipe");
   }
   SetNonBlocking(event_pipe_[0]);
   SetNonBlocking(event_pipe_[1]);
-  rd_kafka_queue_t* main_queue = rd_kafka_queue_get_main(rk);
-  rd_kafka_queue_io_event_enable(main_queue, event_pipe_[1], "1", 1);
-  rd_kafka_queue_destroy(main_queue);
+  const Owned<rd_kafka_queue_t> main_queue(rd_kafka_queue_get_main(rk_.get()));
+  rd_kafka_queue_io_event_enable(main_queue.get(), event_pipe_[1], "1", 1);
   return absl::OkStatus();
 }
 
@@ -195,25 +170,22 @@ RdKafkaProducer::~RdKafkaProducer() {
 rd_kafka_topic_t* RdKafkaProducer::Topic(const std::string& topic) {
   auto it = topics_.find(topic);
   if (it != topics_.end()) return it->second.get();
-  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr);
-  if (rkt == nullptr) return nullptr;
+  Owned<rd_kafka_topic_t> rkt(rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr));
+  if (!rkt) return nullptr;
   const rd_kafka_metadata_t* metadata = nullptr;
   // Best effort: on a timeout librdkafka's own scan still finds the partitions later.
-  if (rd_kafka_metadata(rk_.get(), 0, rkt, &metadata, kFirstMetadataTimeoutMs) ==
-      RD_KAFKA_RESP_ERR_NO_ERROR) {
-    rd_kafka_metadata_destroy(metadata);
-  }
-  topics_.emplace(topic, rkt);
-  return rkt;
+  rd_kafka_metadata(rk_.get(), 0, rkt.get(), &metadata, kFirstMetadataTimeoutMs);
+  const Owned<const rd_kafka_metadata_t> owned_metadata(metadata);
+  return topics_.emplace(topic, std::move(rkt)).first->second.get();
 }
 
 absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
   rd_kafka_topic_t* rkt = Topic(record.topic);
-  rd_kafka_headers_t* headers = nullptr;
+  Owned<rd_kafka_headers_t> headers;
   if (!record.headers.empty()) {
-    headers = rd_kafka_headers_new(record.headers.size());
+    headers.reset(rd_kafka_headers_new(record.headers.size()));
     for (const Header& h : record.headers) {
-      rd_kafka_header_add(headers, h.name.data(), static_cast<ssize_t>(h.name.size()),
+      rd_kafka_header_add(headers.get(), h.name.data(), static_cast<ssize_t>(h.name.size()),
                           h.value ? h.value->data() : nullptr,
                           h.value ? static_cast<ssize_t>(h.value->size()) : 0);
     }
@@ -234,10 +206,12 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
                            RD_KAFKA_V_PARTITION(record.partition < 0 ? RD_KAFKA_PARTITION_UA
                                                                      : record.partition),
                            RD_KAFKA_V_TIMESTAMP(record.timestamp_ms), RD_KAFKA_V_KEY(key, key_size),
-                           RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_HEADERS(headers),
+                           RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_HEADERS(headers.get()),
                            RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(tag)), RD_KAFKA_V_END);
-  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return absl::OkStatus();  // headers now owned by rk.
-  if (headers != nullptr) rd_kafka_headers_destroy(headers);
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    static_cast<void>(headers.release());  // Now owned by the queued message.
+    return absl::OkStatus();
+  }
   if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
     return absl::ResourceExhaustedError("Kafka producer queue is full");
   }
@@ -248,7 +222,11 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
       return absl::InvalidArgumentError(reason);
     case ErrorVerdict::kOperatorError:
       return absl::PermissionDeniedError(Concat(reason, "; ", OperatorFix(err, topic)));
+    case ErrorVerdict::kFenced:
+      return absl::FailedPreconditionError(
+          Concat(reason, "; another outboxd instance with this transactional.id owns the slot"));
     case ErrorVerdict::kReplay:
+    case ErrorVerdict::kAbortTransaction:  // Not from a produce call; replaying is safe.
       return absl::UnavailableError(reason);
   }
   return absl::UnavailableError(reason);

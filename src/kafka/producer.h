@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/record.h"
-#include "kafka/delivery_error.h"
+#include "kafka/error_verdict.h"
 
 namespace outboxd::kafka {
 
@@ -57,6 +57,7 @@ class Producer {
   // ResourceExhausted: the local queue is full (backpressure: Poll, then retry).
   // InvalidArgument: this record can never be produced (dead-letter it).
   // PermissionDenied: an operator error (credentials, ACLs); the message names the fix.
+  // FailedPrecondition: this producer was fenced; another instance owns the slot (stop).
   // Unavailable: the producer is unusable (restart).
   virtual absl::Status Produce(const Record& record, uint64_t tag) = 0;
   // File descriptor that becomes readable when events (delivery reports, errors) are queued.

@@ -1,10 +1,10 @@
 #include "position/position_store.h"
 
-#include <chrono>
-#include <map>
-
+#include "common/status.h"
 #include "common/strings.h"
-#include "position/topic_reader.h"
+#include "kafka/client.h"
+#include "kafka/topic_admin.h"
+#include "kafka/topic_reader.h"
 
 namespace outboxd::position {
 namespace {
@@ -13,122 +13,91 @@ namespace {
 // should be reported (and retried) within seconds, not hold the start-up for long.
 constexpr int kTimeoutMs = 5'000;
 
-// Settings that say how to reach and authenticate to the brokers; producer tuning
-// (linger.ms, acks, ...) does not apply to this store and would only make librdkafka warn.
-bool IsConnectionProperty(const std::string& name) {
-  for (std::string_view prefix : {"bootstrap.servers", "security.protocol", "sasl.", "ssl.",
-                                  "enable.ssl.", "client.id", "broker.address.family", "socket."}) {
-    if (name.starts_with(prefix)) return true;
-  }
-  return false;
-}
-
-absl::Status Unavailable(std::string_view what, rd_kafka_resp_err_t err) {
-  return absl::UnavailableError(Concat("position topic: ", what, ": ", rd_kafka_err2str(err),
-                                       "; check that the brokers are reachable"));
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PositionStore>> PositionStore::Create(
     const std::vector<std::pair<std::string, std::string>>& kafka_properties, std::string topic) {
-  std::vector<std::pair<std::string, std::string>> kept;
-  for (const auto& p : kafka_properties) {
-    if (IsConnectionProperty(p.first)) kept.push_back(p);
-  }
-  std::unique_ptr<PositionStore> store(new PositionStore(std::move(kept), std::move(topic)));
-  auto conf = store->NewConf();  // Rejects bad properties now, not at the first write.
-  if (!conf.ok()) return conf.status();
-  rd_kafka_conf_destroy(*conf);
-  return store;
+  // Rejects bad properties now, not at the first write.
+  if (auto conf = kafka::BuildConf(kafka_properties); !conf.ok()) return conf.status();
+  return std::unique_ptr<PositionStore>(new PositionStore(kafka_properties, std::move(topic)));
 }
 
-PositionStore::~PositionStore() {
-  if (producer_ != nullptr) {
-    rd_kafka_purge(producer_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    rd_kafka_destroy(producer_);
-  }
+PositionStore::~PositionStore() = default;
+
+void PositionStore::LastDelivery::Await(uint64_t tag) {
+  awaited_ = tag;
+  outcome_.reset();
 }
 
-absl::StatusOr<rd_kafka_conf_t*> PositionStore::NewConf() const {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char errstr[512];
-  for (const auto& [name, value] : properties_) {
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof errstr) !=
-        RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return absl::InvalidArgumentError(Concat("[kafka] \"", name, "\": ", errstr));
-    }
-  }
-  return conf;
+void PositionStore::LastDelivery::OnDelivered(uint64_t tag) {
+  if (tag == awaited_) outcome_ = absl::OkStatus();
 }
 
-void PositionStore::OnDelivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
-  static_cast<PositionStore*>(opaque)->last_delivery_ = message->err;
+void PositionStore::LastDelivery::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
+  if (tag != awaited_) return;
+  const std::string message = Concat("position topic: writing the record: ", failure.reason);
+  outcome_ =
+      failure.verdict == kafka::ErrorVerdict::kOperatorError
+          ? absl::PermissionDeniedError(Concat(message, "; ", failure.operator_fix))
+          : absl::UnavailableError(Concat(message, "; check that the brokers are reachable"));
 }
 
 absl::Status PositionStore::EnsureProducer() {
-  if (producer_ != nullptr) return absl::OkStatus();
-  auto conf = NewConf();
-  if (!conf.ok()) return conf.status();
-  char errstr[512];
-  // acks=all: a record the brokers could lose would make the failover checks lie.
-  for (const auto& [name, value] : std::map<std::string, std::string>{
-           {"acks", "all"}, {"linger.ms", "0"}, {"message.timeout.ms", "10000"}}) {
-    rd_kafka_conf_set(*conf, name.c_str(), value.c_str(), errstr, sizeof errstr);
-  }
-  rd_kafka_conf_set_opaque(*conf, this);
-  rd_kafka_conf_set_dr_msg_cb(*conf, &PositionStore::OnDelivery);
-  producer_ = rd_kafka_new(RD_KAFKA_PRODUCER, *conf, errstr, sizeof errstr);
-  if (producer_ == nullptr) {
-    rd_kafka_conf_destroy(*conf);
-    return absl::InternalError(Concat("position topic: cannot create a producer: ", errstr));
-  }
+  if (producer_) return absl::OkStatus();
+  auto producer = kafka::CreateProducer(properties_, delivery_);
+  if (!producer.ok()) return Annotate(producer.status(), "position topic");
+  producer_ = *std::move(producer);
   return absl::OkStatus();
 }
 
 absl::Status PositionStore::EnsureTopic(int timeout_ms) {
   if (topic_ready_) return absl::OkStatus();
-  absl::Status status = CreateCompactedTopic(producer_, topic_, timeout_ms);
+  absl::Status status = kafka::CreateCompactedTopic(properties_, topic_, timeout_ms);
   if (status.ok()) topic_ready_ = true;
   return status;
 }
 
 absl::Status PositionStore::Save(const PositionRecord& record, int timeout_ms) {
   const std::string value = EncodeRecord(record);
-  return Produce(record.slot, &value, timeout_ms);
+  return Produce(record.slot, value, timeout_ms);
 }
 
 absl::Status PositionStore::Delete(const std::string& slot, int timeout_ms) {
-  return Produce(slot, nullptr, timeout_ms);
+  return Produce(slot, std::nullopt, timeout_ms);
 }
 
-// `value` nullptr produces a tombstone.
-absl::Status PositionStore::Produce(const std::string& key, const std::string* value,
+// A `value` of nullopt produces a tombstone.
+absl::Status PositionStore::Produce(const std::string& key, std::optional<std::string_view> value,
                                     int timeout_ms) {
-  if (auto s = EnsureProducer(); !s.ok()) return s;
   if (auto s = EnsureTopic(timeout_ms); !s.ok()) return s;
-  last_delivery_ = RD_KAFKA_RESP_ERR__IN_PROGRESS;
-  const rd_kafka_resp_err_t err = rd_kafka_producev(
-      producer_, RD_KAFKA_V_TOPIC(topic_.c_str()), RD_KAFKA_V_KEY(key.data(), key.size()),
-      RD_KAFKA_V_VALUE(value ? const_cast<char*>(value->data()) : nullptr,
-                       value ? value->size() : 0),
-      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return Unavailable("producing the record", err);
-  rd_kafka_flush(producer_, timeout_ms);
-  if (last_delivery_ != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Unavailable("writing the record", last_delivery_);
+  if (auto s = EnsureProducer(); !s.ok()) return s;
+  const uint64_t tag = next_tag_++;
+  delivery_.Await(tag);
+  // The producer's queue is bounded far above one record per write; a full one is an outage.
+  absl::Status produced =
+      producer_->Produce({.topic = topic_, .key = key, .value = value, .headers = {}}, tag);
+  if (!produced.ok()) return Annotate(produced, "position topic: producing the record");
+  producer_->Flush(timeout_ms);
+  if (delivery_.outcome().has_value()) return *delivery_.outcome();
+  if (const auto& fatal = producer_->fatal_error()) {
+    const std::string message = Concat("position topic: the producer failed: ", *fatal);
+    producer_.reset();  // The next write builds a new one.
+    return absl::UnavailableError(message);
   }
-  return absl::OkStatus();
+  if (const auto& refused = producer_->operator_error()) {
+    return absl::PermissionDeniedError(Concat("position topic: ", *refused));
+  }
+  // acks=all not yet received; the producer keeps it queued and may still deliver it.
+  return absl::UnavailableError(Concat("position topic ", topic_,
+                                       ": the brokers did not acknowledge the record within ",
+                                       timeout_ms, " ms; check that the brokers are reachable"));
 }
 
 absl::StatusOr<std::optional<PositionRecord>> PositionStore::Load(const std::string& slot) {
-  auto conf = NewConf();
-  if (!conf.ok()) return conf.status();
-  auto values = ReadLatestValue(*conf, topic_, slot, kTimeoutMs);
-  if (!values.ok()) return values.status();
-  if (!values->has_value()) return std::optional<PositionRecord>();
-  auto record = DecodeRecord(**values);
+  auto value = kafka::ReadLatestValue(properties_, topic_, slot, kTimeoutMs);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::optional<PositionRecord>();
+  auto record = DecodeRecord(**value);
   if (!record.ok()) return record.status();
   return std::optional<PositionRecord>(*record);
 }

@@ -5,11 +5,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "librdkafka/rdkafka.h"
+#include "kafka/producer.h"
 #include "position/position_record.h"
 
 namespace outboxd::position {
@@ -19,9 +20,9 @@ inline constexpr std::string_view kDefaultTopic = "outboxd.positions";
 
 class PositionStore {
  public:
-  // A store on `topic` using the connection settings among `kafka_properties` ([kafka] of the
-  // config: bootstrap.servers, security.*, sasl.*, ssl.*, client.id). Connects lazily.
-  // InvalidArgument for a property librdkafka rejects.
+  // A store on `topic` using `kafka_properties` ([kafka] of the config): the records are
+  // written by a kafka::Producer with the events' settings, read with the connection settings
+  // among them. Connects lazily. InvalidArgument for a property librdkafka rejects.
   static absl::StatusOr<std::unique_ptr<PositionStore>> Create(
       const std::vector<std::pair<std::string, std::string>>& kafka_properties,
       std::string topic = std::string(kDefaultTopic));
@@ -48,17 +49,32 @@ class PositionStore {
  private:
   PositionStore(std::vector<std::pair<std::string, std::string>> properties, std::string topic)
       : properties_(std::move(properties)), topic_(std::move(topic)) {}
-  absl::StatusOr<rd_kafka_conf_t*> NewConf() const;
   absl::Status EnsureProducer();
   absl::Status EnsureTopic(int timeout_ms);
-  absl::Status Produce(const std::string& key, const std::string* value, int timeout_ms);
-  static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
+  absl::Status Produce(const std::string& key, std::optional<std::string_view> value,
+                       int timeout_ms);
 
-  std::vector<std::pair<std::string, std::string>> properties_;  // Connection settings only.
+  // The outcome of the record Produce waits for; reports of earlier records that timed out
+  // locally are ignored (the newer record supersedes them). Called inside Flush.
+  class LastDelivery final : public kafka::DeliveryHandler {
+   public:
+    void Await(uint64_t tag);
+    // OK once delivered, the failure once failed, nullopt while neither.
+    const std::optional<absl::Status>& outcome() const { return outcome_; }
+    void OnDelivered(uint64_t tag) override;
+    void OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) override;
+
+   private:
+    uint64_t awaited_ = 0;
+    std::optional<absl::Status> outcome_;
+  };
+
+  std::vector<std::pair<std::string, std::string>> properties_;
   std::string topic_;
-  rd_kafka_t* producer_ = nullptr;
+  LastDelivery delivery_;  // Declared before producer_, which calls it until destroyed.
+  std::unique_ptr<kafka::Producer> producer_;
+  uint64_t next_tag_ = 1;
   bool topic_ready_ = false;
-  rd_kafka_resp_err_t last_delivery_ = RD_KAFKA_RESP_ERR_NO_ERROR;
 };
 
 }  // namespace outboxd::position

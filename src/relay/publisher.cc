@@ -177,6 +177,14 @@ void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
       return Fail(absl::PermissionDeniedError(
           Concat("Kafka refused a record for ", failure.topic, " (", failure.reason,
                  "); nothing was lost, the slot stays before it; ", failure.operator_fix)));
+    case kafka::ErrorVerdict::kFenced:
+      return Fail(absl::FailedPreconditionError(
+          Concat("Kafka fenced the producer (", failure.reason,
+                 "): another outboxd instance with its transactional.id owns the slot; stopping")));
+    case kafka::ErrorVerdict::kAbortTransaction:
+      return Fail(
+          absl::UnavailableError(Concat("the Kafka transaction must be aborted (", failure.reason,
+                                        "); replaying from the confirmed LSN")));
     case kafka::ErrorVerdict::kReplay:
       // Left unacknowledged: the confirmed LSN stays before it and the replay re-sends it.
       return Fail(

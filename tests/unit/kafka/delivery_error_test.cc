@@ -50,6 +50,48 @@ TEST(ClassifyErrorTest, AuthorizationAndAuthenticationAreOperatorErrors) {
   }
 }
 
+TEST(ClassifyErrorTest, AFencedProducerIsFenced) {
+  for (rd_kafka_resp_err_t err : {RD_KAFKA_RESP_ERR__FENCED, RD_KAFKA_RESP_ERR_PRODUCER_FENCED}) {
+    EXPECT_EQ(ClassifyError(err), ErrorVerdict::kFenced) << rd_kafka_err2name(err);
+  }
+  // An idempotent producer sees this when its own epoch is bumped: a rebuild fixes it.
+  EXPECT_EQ(ClassifyError(RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH), ErrorVerdict::kReplay);
+  // Not being allowed to use the transactional.id is the operator's to fix, with the ACL named.
+  EXPECT_EQ(ClassifyError(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+            ErrorVerdict::kOperatorError);
+  EXPECT_THAT(OperatorFix(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "t"),
+              HasSubstr("--transactional-id"));
+}
+
+// Errors as librdkafka's transactional API returns them: a code plus fatal / abortable /
+// retriable flags (rd_kafka_error_new builds a plain one; the flags come from the mock below).
+using ErrorPtr = std::unique_ptr<rd_kafka_error_t, decltype(&rd_kafka_error_destroy)>;
+
+ErrorPtr PlainError(rd_kafka_resp_err_t err) {
+  return ErrorPtr(rd_kafka_error_new(err, "%s", "test"), &rd_kafka_error_destroy);
+}
+
+TEST(ClassifyTransactionErrorTest, FencedCodesAreFenced) {
+  EXPECT_EQ(ClassifyTransactionError(PlainError(RD_KAFKA_RESP_ERR__FENCED).get()),
+            ErrorVerdict::kFenced);
+  EXPECT_EQ(ClassifyTransactionError(PlainError(RD_KAFKA_RESP_ERR_PRODUCER_FENCED).get()),
+            ErrorVerdict::kFenced);
+}
+
+TEST(ClassifyTransactionErrorTest, NeitherFatalNorAbortableReplays) {
+  // A timed-out commit is retriable in librdkafka but ambiguous without KIP-890: rebuild.
+  EXPECT_EQ(ClassifyTransactionError(PlainError(RD_KAFKA_RESP_ERR__TIMED_OUT).get()),
+            ErrorVerdict::kReplay);
+  EXPECT_EQ(ClassifyTransactionError(PlainError(RD_KAFKA_RESP_ERR__STATE).get()),
+            ErrorVerdict::kReplay);
+  EXPECT_EQ(ClassifyTransactionError(
+                PlainError(RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED).get()),
+            ErrorVerdict::kOperatorError);
+  // A record-level code on a transactional call is not a dead-letter decision.
+  EXPECT_EQ(ClassifyTransactionError(PlainError(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE).get()),
+            ErrorVerdict::kReplay);
+}
+
 TEST(ClassifyErrorTest, EveryCodeLibrdkafkaKnowsHasAVerdict) {
   // Codes outside the switch fall back to a replay; none of librdkafka's own may.
   const rd_kafka_err_desc* descs = nullptr;
@@ -61,7 +103,9 @@ TEST(ClassifyErrorTest, EveryCodeLibrdkafkaKnowsHasAVerdict) {
     ++named;
     const ErrorVerdict verdict = ClassifyError(descs[i].code);
     EXPECT_TRUE(verdict == ErrorVerdict::kRecordRejected || verdict == ErrorVerdict::kReplay ||
-                verdict == ErrorVerdict::kOperatorError);
+                verdict == ErrorVerdict::kOperatorError || verdict == ErrorVerdict::kFenced);
+    // Only the transactional API's flags make an error abortable, never a bare code.
+    EXPECT_NE(verdict, ErrorVerdict::kAbortTransaction) << descs[i].name;
   }
   EXPECT_GT(named, 150);
 }

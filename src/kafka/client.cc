@@ -1,0 +1,75 @@
+#include "kafka/client.h"
+
+#include "common/strings.h"
+#include "kafka/delivery_error.h"
+
+namespace outboxd::kafka {
+
+absl::StatusOr<Owned<rd_kafka_conf_t>> BuildConf(const Properties& properties) {
+  Owned<rd_kafka_conf_t> conf(rd_kafka_conf_new());
+  char errstr[512];
+  for (const auto& [name, value] : properties) {
+    if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), errstr, sizeof errstr) !=
+        RD_KAFKA_CONF_OK) {
+      return absl::InvalidArgumentError(
+          Concat("[kafka] \"", name, "\": ", errstr,
+                 "; see librdkafka's CONFIGURATION.md for the properties it accepts"));
+    }
+  }
+  return conf;
+}
+
+absl::StatusOr<Owned<rd_kafka_t>> NewClient(rd_kafka_type_t type, Owned<rd_kafka_conf_t> conf) {
+  char errstr[512];
+  // rd_kafka_new takes ownership of the configuration only when it succeeds.
+  Owned<rd_kafka_t> rk(rd_kafka_new(type, conf.get(), errstr, sizeof errstr));
+  if (!rk) return absl::InvalidArgumentError(errstr);
+  static_cast<void>(conf.release());
+  return rk;
+}
+
+Properties ConnectionProperties(const Properties& properties) {
+  Properties kept;
+  for (const auto& p : properties) {
+    for (std::string_view prefix :
+         {"bootstrap.servers", "security.protocol", "sasl.", "ssl.", "enable.ssl.", "client.id",
+          "broker.address.family", "socket."}) {
+      if (p.first.starts_with(prefix)) {
+        kept.push_back(p);
+        break;
+      }
+    }
+  }
+  return kept;
+}
+
+namespace {
+
+void DropLog(const rd_kafka_t* /*rk*/, int /*level*/, const char* /*facility*/,
+             const char* /*message*/) {}
+
+// Served by rd_kafka_poll on the caller's thread; keeps the first operator error.
+void KeepOperatorError(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
+  auto* sink = static_cast<std::optional<std::string>*>(opaque);
+  if (!sink->has_value()) {
+    *sink = OperatorErrorMessage(static_cast<rd_kafka_resp_err_t>(err), reason);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Owned<rd_kafka_t>> NewHelperClient(rd_kafka_type_t type,
+                                                  const Properties& properties,
+                                                  const Properties& settings,
+                                                  std::optional<std::string>* operator_error) {
+  Properties all = ConnectionProperties(properties);
+  all.insert(all.end(), settings.begin(), settings.end());
+  auto conf = BuildConf(all);
+  if (!conf.ok()) return conf.status();
+  rd_kafka_conf_set_log_cb(conf->get(), &DropLog);
+  rd_kafka_conf_set_error_cb(conf->get(), &KeepOperatorError);
+  rd_kafka_conf_set_opaque(conf->get(), operator_error);
+  return NewClient(type, *std::move(conf));
+}
+
+}  // namespace outboxd::kafka

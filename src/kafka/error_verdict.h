@@ -1,0 +1,19 @@
+#pragma once
+// What a Kafka error means for the relay (DESIGN.md invariants 6 and 7), without librdkafka's
+// types: kafka/delivery_error.h decides the verdict, the relay acts on it.
+
+namespace outboxd::kafka {
+
+enum class ErrorVerdict {
+  kRecordRejected,  // This record can never be accepted: route it to the dead-letter topic.
+  kReplay,          // Transient or unknown: tear down and replay from the confirmed LSN.
+  kOperatorError,   // Credentials, ACLs or settings: stop with a message; retrying cannot help.
+  // A newer producer with the same transactional.id took over: another instance owns the slot.
+  // Stop without retrying; replaying would only fence it back.
+  kFenced,
+  // The open Kafka transaction failed and must be aborted; the producer stays usable. Abort,
+  // then replay from the confirmed LSN.
+  kAbortTransaction,
+};
+
+}  // namespace outboxd::kafka

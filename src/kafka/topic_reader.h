@@ -1,0 +1,25 @@
+#pragma once
+// Reading a topic outboxd keeps its own state in (the position topic) to its end, for the
+// newest value of one key.
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kafka/client.h"
+
+namespace outboxd::kafka {
+
+// Consumes every partition of `topic` from its start to its current end (no consumer group,
+// nothing committed) through a short-lived consumer on the connection settings among
+// `properties`, and returns the value of the last record whose key is `key`; nullopt when
+// there is none, the last one is a tombstone, or the topic does not exist. read_committed:
+// records of aborted Kafka transactions are never seen, and the end is the last stable offset
+// (a transaction still open is not waited for). Blocks up to about `timeout_ms`. Unavailable
+// on timeout; PermissionDenied when the client cannot authenticate or is not authorized;
+// InvalidArgument for a bad property.
+absl::StatusOr<std::optional<std::string>> ReadLatestValue(const Properties& properties,
+                                                           const std::string& topic,
+                                                           const std::string& key, int timeout_ms);
+
+}  // namespace outboxd::kafka
