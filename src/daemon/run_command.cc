@@ -60,14 +60,10 @@ pg::ResumeCheck ResumeCheckOf(position::PositionGuard& guard) {
   };
 }
 
-position::GuardOptions GuardOptionsOf(const config::Config& config, const RunFlags& flags,
-                                      const metrics::RelayMetrics& metrics) {
+position::GuardOptions GuardOptionsOf(const config::Config& config, const RunFlags& flags) {
   return {.slot = config.postgres.slot,
           .allow_new_slot = flags.allow_new_slot,
-          .interval = std::chrono::milliseconds(5000),
-          .confirmed = [&metrics] {
-            return Lsn(static_cast<uint64_t>(metrics.confirmed_lsn.value()));
-          }};
+          .interval = std::chrono::milliseconds(5000)};
 }
 
 }  // namespace
@@ -111,8 +107,7 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     log::Error("{}", MessageOf(position_store.status()));
     return ExitCodeFor(position_store.status());
   }
-  position::PositionGuard position_guard(**position_store, GuardOptionsOf(config, flags, metrics));
-  position_guard.Start();
+  position::PositionGuard position_guard(**position_store, GuardOptionsOf(config, flags));
   SystemClock clock;
   relay::StopSignal stop(stop_fd);
   relay::RelayContext context{
@@ -123,11 +118,11 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
       .stop = stop,
       .connectors = relay::LiveConnectors(config, ResumeCheckOf(position_guard))};
   // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
+  context.positions = &position_guard;
   context.slot_check = [&slot_monitor] {
     return slot_monitor.lost() ? absl::AbortedError(slot_monitor.lost_message()) : absl::OkStatus();
   };
   const absl::Status status = relay::RunRelay(context);
-  position_guard.Stop();  // Records the final confirmed position.
   status_server.Stop();
   slot_monitor.Stop();
   ::close(stop_fd);
@@ -135,9 +130,8 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     log::Error("{}", MessageOf(status));
     return ExitCodeFor(status);
   }
-  log::Info("exiting: {} events published, {} dead-lettered, confirmed {}",
-            metrics::Sum(metrics.events_published), metrics::Sum(metrics.dead_lettered),
-            Lsn(static_cast<uint64_t>(metrics.confirmed_lsn.value())).ToString());
+  log::Info("exiting: {} events published, {} dead-lettered",
+            metrics::Sum(metrics.events_published), metrics::Sum(metrics.dead_lettered));
   return kExitOk;
 }
 

@@ -44,13 +44,16 @@ class PositionStore {
   // a slot dropped on purpose must not make the next start refuse. As Save otherwise.
   absl::Status Delete(const std::string& slot, int timeout_ms = 10'000);
 
+  // Creates the topic (compacted, one partition) unless it exists or was created by this store.
+  // Unavailable on timeout, PermissionDenied when the principal may not create it.
+  absl::Status EnsureTopic(int timeout_ms = 10'000);
+
   const std::string& topic() const { return topic_; }
 
  private:
   PositionStore(std::vector<std::pair<std::string, std::string>> properties, std::string topic)
       : properties_(std::move(properties)), topic_(std::move(topic)) {}
   absl::Status EnsureProducer();
-  absl::Status EnsureTopic(int timeout_ms);
   absl::Status Produce(const std::string& key, std::optional<std::string_view> value,
                        int timeout_ms);
 

@@ -17,6 +17,7 @@
 #include "metrics/metrics.h"
 #include "pg/replication_stream.h"
 #include "pg/slot_setup.h"
+#include "position/position_guard.h"
 #include "relay/producer_factory.h"
 #include "relay/stop_signal.h"
 
@@ -53,6 +54,9 @@ struct RelayContext {
   // OK while the slot is safe to stream from; the error to stop with once it is lost (checked
   // every loop iteration, so it must be cheap: e.g. an atomic set by the slot monitor).
   std::function<absl::Status()> slot_check = [] { return absl::OkStatus(); };
+  // Says which position record to write after a confirmation (written through the events'
+  // producer); nullptr writes none (tests without Kafka).
+  position::PositionGuard* positions = nullptr;
 };
 
 }  // namespace outboxd::relay

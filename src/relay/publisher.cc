@@ -58,6 +58,21 @@ absl::Status Publisher::Publish(const outbox::OutboxEvent& event, const RecordOr
   return s;
 }
 
+absl::Status Publisher::PublishControl(const std::string& topic, std::string_view key,
+                                       std::string_view value) {
+  // Stream 0 is never attached: its reports reach no tracker.
+  return Produce({.topic = topic, .key = key, .value = value, .headers = {}},
+                 RecordOrigin{.stream = 0,
+                              .tx = 0,
+                              .lsn = Lsn(),
+                              .xid = Xid{0},
+                              .relation = RelationId{0},
+                              .table = {},
+                              .commit_time_us = 0,
+                              .received = clock_.SteadyNow()},
+                 /*control=*/true);
+}
+
 void Publisher::QueueDeadLetter(DeadLetter dead_letter, std::string_view reason) {
   TrackerOf(dead_letter.origin.stream)->AddRecord();
   metrics_.dead_lettered.With(reason).Add();
@@ -99,7 +114,8 @@ Publisher::TopicCounters* Publisher::CountersFor(const std::string& topic) {
   return &it->second;
 }
 
-absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin& origin) {
+absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin& origin,
+                                bool control) {
   const uint64_t seq = next_record_seq_++;
   absl::Status s = producer_->Produce(record, seq);
   if (!s.ok()) return s;
@@ -109,7 +125,7 @@ absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin&
   metrics_.stages.produced.Observe(std::chrono::duration<double>(now - origin.received).count());
   in_flight_.emplace(seq, InFlight{.origin = origin,
                                    .produced = now,
-                                   .counters = CountersFor(record.topic),
+                                   .counters = control ? nullptr : CountersFor(record.topic),
                                    .bytes = bytes});
   metrics_.events_in_flight.Set(static_cast<double>(in_flight_.size()));
   return s;
@@ -137,6 +153,7 @@ void Publisher::OnDelivered(uint64_t tag) {
   if (AckTracker* tracker = TrackerOf(record.origin.stream)) tracker->Acknowledge(record.origin.tx);
   metrics_.stages.acked.Observe(
       std::chrono::duration<double>(clock_.SteadyNow() - record.produced).count());
+  if (record.counters == nullptr) return;  // A control record: no event.
   record.counters->events->Add();
   record.counters->bytes->Add(record.bytes);
   if (record.origin.commit_time_us > 0) {
@@ -151,6 +168,12 @@ void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
     return Fail(absl::UnavailableError(Concat("delivery report for unknown record ", tag)));
   const RecordOrigin origin = node.mapped().origin;
   metrics_.delivery_errors.With(failure.code).Add();
+  if (node.mapped().counters == nullptr && failure.verdict != kafka::ErrorVerdict::kFenced) {
+    // The next position record supersedes this one; the events are not held up for it.
+    log::Warn("could not write a record to {} ({}); the next one follows when the position moves",
+              failure.topic, failure.reason);
+    return;
+  }
   const bool was_dead_letter = failure.topic == config_.dead_letter_topic;
   switch (failure.verdict) {
     case kafka::ErrorVerdict::kRecordRejected: {

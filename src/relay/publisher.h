@@ -57,6 +57,11 @@ class Publisher final : private kafka::DeliveryHandler {
   // same event. InvalidArgument: the producer refuses this record (dead-letter the row).
   // Anything else ends the run.
   absl::Status Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin);
+  // Hands a record of outboxd's own state (the position record) to Kafka: it belongs to no
+  // stream's transaction, and a failed delivery is logged, never dead-lettered or replayed.
+  // ResourceExhausted: Kafka's queue is full, try again later.
+  absl::Status PublishControl(const std::string& topic, std::string_view key,
+                              std::string_view value);
   // Queues the dead-letter record for a row of the open transaction of its origin's stream; it
   // stands for the row in the transaction's count from now on. Produce them with
   // ProduceDeadLetters().
@@ -92,11 +97,12 @@ class Publisher final : private kafka::DeliveryHandler {
   struct InFlight {
     RecordOrigin origin;
     std::chrono::steady_clock::time_point produced;  // Handed to librdkafka.
-    TopicCounters* counters;
+    TopicCounters* counters;  // nullptr for control records.
     uint64_t bytes;  // Key and value.
   };
   TopicCounters* CountersFor(const std::string& topic);
-  absl::Status Produce(const kafka::Record& record, const RecordOrigin& origin);
+  absl::Status Produce(const kafka::Record& record, const RecordOrigin& origin,
+                       bool control = false);
   // kafka::DeliveryHandler.
   void OnDelivered(uint64_t tag) override;
   void OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) override;

@@ -10,6 +10,8 @@
 namespace outboxd::relay {
 namespace {
 
+constexpr int kFinalPositionWaitMs = 2000;
+
 bool AnyInTransaction(std::span<StreamSupervisor> streams) {
   return std::any_of(streams.begin(), streams.end(), [](const StreamSupervisor& s) {
     return s.stream() != nullptr && s.stream()->InTransaction();
@@ -86,6 +88,8 @@ absl::Status Shutdown(RelayContext& ctx, Publisher& publisher,
     if (supervisor.stream() == nullptr) continue;
     if (auto s = supervisor.stream()->SendFinalStatus(); !s.ok()) return s;
   }
+  // The final position records. Short: a shutdown must not wait long on a broker that is down.
+  if (ctx.positions != nullptr) publisher.Flush(kFinalPositionWaitMs);
   return absl::OkStatus();
 }
 

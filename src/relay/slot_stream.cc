@@ -15,6 +15,8 @@ constexpr auto kBlockedRetry = std::chrono::milliseconds(20);
 constexpr auto kProgressInterval = std::chrono::seconds(30);
 // Bounded batch so delivery reports and status updates keep flowing under load.
 constexpr int kMaxMessagesPerRound = 1024;
+// How soon the first position record of a stream is retried.
+constexpr auto kFirstPositionRetry = std::chrono::milliseconds(200);
 
 }  // namespace
 
@@ -55,7 +57,25 @@ absl::Status SlotStream::Prepare() {
   if (auto s = session_->SendStatusIfDue(); !s.ok()) return s;
   const auto now = ctx_.clock.SteadyNow();
   if (now >= next_progress_) LogProgress(now);
+  WritePositionIfDue(now);
   return absl::OkStatus();
+}
+
+void SlotStream::WritePositionIfDue(std::chrono::steady_clock::time_point now) {
+  if (ctx_.positions == nullptr || now < next_position_) return;
+  WritePosition();
+  next_position_ = now + (position_written_ ? ctx_.positions->interval() : kFirstPositionRetry);
+}
+
+void SlotStream::WritePosition() {
+  if (ctx_.positions == nullptr) return;
+  const auto record = ctx_.positions->Next(session_->confirmed_lsn());
+  if (!record) return;
+  const std::string value = position::EncodeRecord(*record);
+  // A full queue skips this write; the next one carries the newer position anyway.
+  if (!publisher_.PublishControl(ctx_.positions->topic(), record->slot, value).ok()) return;
+  ctx_.positions->Written(*record);
+  position_written_ = true;
 }
 
 bool SlotStream::Reading() const {
@@ -84,6 +104,7 @@ std::chrono::steady_clock::time_point SlotStream::Deadline() const {
   // buffer while the socket is quiet: waiting in poll() then stalls a drain for nothing.
   if (Reading() && session_->MayHaveBufferedInput()) return now;
   auto deadline = std::min(session_->next_status_due(), next_progress_);
+  if (ctx_.positions != nullptr) deadline = std::min(deadline, next_position_);
   if (HeldUpByKafka()) deadline = std::min(deadline, now + kBlockedRetry);
   if (!WantsAcks() && tracker_.outstanding_records() > 0) {
     deadline = std::min(deadline, session_->next_confirm_allowed());
@@ -132,6 +153,7 @@ absl::Status SlotStream::SendFinalStatus() {
     pollfd fd{.fd = session_->socket(), .events = POLLOUT, .revents = 0};
     ctx_.connectors.poll(&fd, 1, 10);
   }
+  WritePosition();
   log::Info("stopped slot {}; confirmed {} ({} records still unacknowledged will be replayed)",
             slot_, session_->confirmed_lsn().ToString(), tracker_.outstanding_records());
   return absl::OkStatus();

@@ -56,7 +56,8 @@ class SlotStream {
   bool HasOutstanding() const;
   uint64_t outstanding_records() const { return tracker_.outstanding_records(); }
   absl::Status SendStatusIfDue() { return session_->SendStatusIfDue(); }
-  // Confirms what Kafka acknowledged and pushes it out before the connection closes.
+  // Confirms what Kafka acknowledged and pushes it out before the connection closes, then
+  // hands the position record for it to the publisher (flush it before the publisher goes).
   absl::Status SendFinalStatus();
   Lsn confirmed_lsn() const { return session_->confirmed_lsn(); }
   const std::string& slot() const { return slot_; }
@@ -69,6 +70,11 @@ class SlotStream {
   bool Reading() const;
   absl::Status ReadReplication();
   void LogProgress(std::chrono::steady_clock::time_point now);
+  // Hands the position record for the confirmed LSN to the publisher when it moved: quickly
+  // until the first is written (a failover right after start-up already finds one), then at
+  // most once per interval.
+  void WritePositionIfDue(std::chrono::steady_clock::time_point now);
+  void WritePosition();
 
   RelayContext& ctx_;
   Publisher& publisher_;
@@ -81,6 +87,8 @@ class SlotStream {
   bool finishing_ = false;             // See FinishOpenTransaction().
   std::chrono::steady_clock::time_point next_progress_;
   uint64_t progress_published_ = 0;  // Events published at the last progress line.
+  std::chrono::steady_clock::time_point next_position_;
+  bool position_written_ = false;
 };
 
 }  // namespace outboxd::relay
