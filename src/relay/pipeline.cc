@@ -20,7 +20,10 @@ constexpr int kMaxMessagesPerRound = 1024;
 }  // namespace
 
 Pipeline::Pipeline(RelayContext& context)
-    : ctx_(context), config_(context.config), mapper_(config_.outbox, config_.postgres.tables) {}
+    : ctx_(context),
+      config_(context.config),
+      encoder_(outbox::CreateEncoder(config_.outbox)),
+      mapper_(config_.outbox, config_.postgres.tables, *encoder_) {}
 
 absl::Status Pipeline::Run() {
   absl::Status s = Connect();
@@ -252,23 +255,26 @@ absl::Status Pipeline::HandleInsert(const pgoutput::Insert& insert, const WalMes
     return absl::OkStatus();
   }
   const RecordOrigin origin = OriginAt(wal.wal_start, insert.relation, wal);
-  return PublishMapped(mapper_.Map(insert, event_), origin,
+  return PublishMapped(mapper_.Map(insert, SourceOf(origin), event_), origin,
                        [&](std::string_view reason, std::string_view label) {
                          return DeadLetterRow(insert, origin, reason, label);
                        });
 }
 
 RecordOrigin Pipeline::OriginAt(Lsn lsn, RelationId relation, const WalMessage& wal) {
-  mapper_.SetSource({.commit_lsn = current_commit_lsn_,
-                     .lsn = lsn,
-                     .xid = current_xid_,
-                     .commit_time_us = current_commit_time_us_});
   return RecordOrigin{.tx = current_tx_,
                       .lsn = lsn,
                       .xid = current_xid_,
                       .relation = relation,
                       .commit_time_us = current_commit_time_us_,
                       .received = wal.received};
+}
+
+outbox::EventSource Pipeline::SourceOf(const RecordOrigin& origin) const {
+  return {.commit_lsn = current_commit_lsn_,
+          .lsn = origin.lsn,
+          .xid = origin.xid,
+          .commit_time_us = origin.commit_time_us};
 }
 
 absl::Status Pipeline::PublishMapped(
@@ -293,7 +299,7 @@ absl::Status Pipeline::DeadLetterRow(const pgoutput::Insert& insert, const Recor
   log::Warn("dead-lettering row of {} at WAL {} (xid {}) to {}: {}",
             mapper_.TableName(insert.relation), origin.lsn.ToString(), origin.xid.value,
             config_.outbox.dead_letter_topic, reason);
-  if (auto s = mapper_.MapDeadLetter(insert, reason, origin.lsn, origin.xid, event_); !s.ok()) {
+  if (auto s = mapper_.MapDeadLetter(insert, SourceOf(origin), reason, event_); !s.ok()) {
     return s;
   }
   // Reading stops until the dead letter is handed to Kafka.

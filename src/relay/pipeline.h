@@ -63,9 +63,10 @@ class Pipeline {
   absl::Status HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal);
   absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
                              std::string_view reason, std::string_view label);
-  // The origin of a row or message at `lsn` of the current transaction; also tells the mapper
-  // (the contract formats carry it).
+  // The origin of a row or message at `lsn` of the current transaction.
   RecordOrigin OriginAt(Lsn lsn, RelationId relation, const WalMessage& wal);
+  // Where the record at `origin` was read, for the Mapper.
+  outbox::EventSource SourceOf(const RecordOrigin& origin) const;
   // Produces event_ as `mapped` (the mapper's result) left it. What the mapper or the producer
   // refuses goes through `dead_letter(reason, label)`; anything else is returned as it is.
   absl::Status PublishMapped(
@@ -90,6 +91,7 @@ class Pipeline {
 
   RelayContext& ctx_;
   const config::Config& config_;
+  const std::unique_ptr<const outbox::Encoder> encoder_;
   outbox::Mapper mapper_;
   AckTracker tracker_;
   std::unique_ptr<Publisher> publisher_;

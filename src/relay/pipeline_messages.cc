@@ -48,7 +48,7 @@ absl::Status Pipeline::HandleLogicalMessage(const pgoutput::LogicalMessage& mess
 absl::Status Pipeline::PublishMessage(const pgoutput::LogicalMessage& message,
                                       const WalMessage& wal) {
   const RecordOrigin origin = OriginAt(message.lsn, outbox::kMessageRelation, wal);
-  return PublishMapped(mapper_.MapMessage(message, event_), origin,
+  return PublishMapped(mapper_.MapMessage(message, SourceOf(origin), event_), origin,
                        [&](std::string_view reason, std::string_view label) {
                          return DeadLetterMessage(message, origin, reason, label);
                        });
@@ -60,7 +60,7 @@ absl::Status Pipeline::DeadLetterMessage(const pgoutput::LogicalMessage& message
   log::Warn("dead-lettering logical message with prefix \"{}\" at WAL {} (xid {}) to {}: {}",
             message.prefix, origin.lsn.ToString(), origin.xid.value,
             config_.outbox.dead_letter_topic, reason);
-  mapper_.MapMessageDeadLetter(message, reason, origin.lsn, origin.xid, event_);
+  mapper_.MapMessageDeadLetter(message, SourceOf(origin), reason, event_);
   publisher_->QueueDeadLetter(DeadLetter::FromEvent(event_, origin), label);
   failure_cause_ = "kafka";
   return publisher_->ProduceDeadLetters();
