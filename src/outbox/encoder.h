@@ -41,7 +41,9 @@ struct MappedRow {
   }
 };
 
-// Immutable after construction; Encode runs on the replication loop thread.
+// Immutable after construction and holding no per-row state: Encode writes only through
+// `row`'s per-stream references and to `out`, so the Mappers of several streams share one
+// (today all on the replication loop thread).
 class Encoder {
  public:
   virtual ~Encoder() = default;
