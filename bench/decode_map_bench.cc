@@ -68,13 +68,15 @@ BENCHMARK(BM_DecodeInsert)->Arg(64)->Arg(1024)->Arg(16384);
 void BM_DecodeAndMapInsert(benchmark::State& state) {
   const std::string bytes = InsertBytes(static_cast<size_t>(state.range(0)));
   config::OutboxConfig cfg;
-  outbox::Mapper mapper(cfg, {config::TableName{"public", "outbox"}});
+  const std::unique_ptr<const outbox::Encoder> encoder = outbox::CreateEncoder(cfg);
+  outbox::Mapper mapper(cfg, {config::TableName{"public", "outbox"}}, *encoder);
+  const outbox::EventSource source;  // The raw format carries no source position.
   mapper.OnRelation(OutboxRelation());
   outbox::OutboxEvent event;
   const AllocationCounter allocations;
   for (auto _ : state) {
     auto message = pgoutput::Decode(bytes);
-    if (!message.ok() || !mapper.Map(std::get<pgoutput::Insert>(*message), event).ok()) {
+    if (!message.ok() || !mapper.Map(std::get<pgoutput::Insert>(*message), source, event).ok()) {
       state.SkipWithError("mapping failed");
       break;
     }

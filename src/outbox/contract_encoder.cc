@@ -1,23 +1,20 @@
-// Mapper's event-contract formats (README "Event formats"): the row becomes an outboxd.v1.Event
-// (proto/outboxd/v1/event.proto), written as protobuf, as its canonical JSON or as a
-// CloudEvent; and the W3C trace-context headers, which every format carries.
+// The contract formats' shared steps, and the two envelope formats: envelope-protobuf and
+// envelope-json.
+
+#include "outbox/contract_encoder.h"
 
 #include <algorithm>
+#include <memory>
 
-#include "common/log.h"
 #include "fmt/format.h"
 #include "outbox/contract_json.h"
 #include "outbox/contract_protobuf.h"
-#include "outbox/mapper.h"
+#include "outbox/encoder_parts.h"
 #include "outbox/timestamp.h"
-#include "outbox/trace_context.h"
 
-namespace outboxd::outbox {
+namespace outboxd::outbox::internal {
 namespace {
 
-using config::Format;
-using internal::kAbsent;
-using internal::RelationLayout;
 using pgoutput::ColumnKind;
 using pgoutput::ColumnValue;
 
@@ -27,65 +24,69 @@ constexpr int64_t kPostgresEpochMicros = 946684800LL * 1000000;
 constexpr std::string_view kJsonType = "application/json";
 constexpr std::string_view kTextType = "text/plain; charset=utf-8";
 constexpr std::string_view kBinaryType = "application/octet-stream";
-constexpr std::string_view kCloudEventsJsonType = "application/cloudevents+json";
 
-std::optional<std::string_view> TextOrNullValue(const ColumnValue& value) {
-  if (value.kind != ColumnKind::kText) return std::nullopt;
-  return value.data;
-}
+class EnvelopeProtobufEncoder final : public ContractEncoder {
+ public:
+  explicit EnvelopeProtobufEncoder(const config::OutboxConfig& cfg) : ContractEncoder(cfg, true) {}
 
-// Sets out.value to what `encode` appends to an empty owned_value. A bytea payload was decoded
-// into owned_value itself: then it is encoded into scratch and the two swapped.
-template <typename Encode>
-void EncodeIntoOwnedValue(const ContractEvent& event, OutboxEvent& out, Encode encode) {
-  const bool payload_is_owned = event.payload && event.payload->data() == out.owned_value.data();
-  std::string& target = payload_is_owned ? out.scratch : out.owned_value;
-  target.clear();
-  encode(target);
-  if (payload_is_owned) out.owned_value.swap(out.scratch);
-  out.value = out.owned_value;
-}
+ private:
+  void EncodeEvent(const MappedRow& row, OutboxEvent& out) const override {
+    const ContractEvent& event = row.contract;
+    EncodeIntoOwnedValue(event, out, [&](std::string& to) { AppendEventProtobuf(event, to); });
+  }
+};
+
+class EnvelopeJsonEncoder final : public ContractEncoder {
+ public:
+  explicit EnvelopeJsonEncoder(const config::OutboxConfig& cfg) : ContractEncoder(cfg, true) {}
+
+ private:
+  void EncodeEvent(const MappedRow& row, OutboxEvent& out) const override {
+    const ContractEvent& event = row.contract;
+    EncodeIntoOwnedValue(event, out, [&](std::string& to) {
+      AppendEventJson(event, row.layout.payload_is_json, to);
+    });
+  }
+};
 
 }  // namespace
 
-void Mapper::AppendTraceHeaders(RelationLayout& layout, OutboxEvent& out) {
-  traceparent_.reset();
-  const ColumnValue parent = Value(layout.traceparent);
-  if (parent.kind != ColumnKind::kText) return;
-  if (!IsValidTraceparent(parent.data)) {
-    ++invalid_traceparents_;
-    if (!layout.traceparent_warned) {
-      layout.traceparent_warned = true;
-      log::Warn(
-          "{} has a row whose {} column holds \"{}\", which is no W3C traceparent "
-          "(00-<32 hex>-<16 hex>-<2 hex>); such values are not propagated (this is logged once "
-          "per table)",
-          layout.table, cfg_.traceparent_column.name, parent.data.substr(0, 80));
-    }
-    return;
+absl::Status ContractEncoder::Encode(const MappedRow& row, OutboxEvent& out) const {
+  EncodeKey(cfg_, row, out);
+  out.ClearHeaders();
+  if (id_header_) out.headers.push_back(Header{"id", row.Text(row.layout.id)});
+  AppendPlacementHeaders(cfg_, row, out);
+  AppendTraceHeaders(row, out);
+  if (auto s = FillEvent(row); !s.ok()) return s;
+  if (auto s = Check(row.contract); !s.ok()) return s;
+  if (row.tombstone) {
+    out.value.reset();
+    return absl::OkStatus();
   }
-  traceparent_ = parent.data;
-  out.headers.push_back(Header{"traceparent", parent.data});
-  // tracestate means nothing without the traceparent it continues (W3C 3.3).
-  const ColumnValue state = Value(layout.tracestate);
-  if (state.kind == ColumnKind::kText) out.headers.push_back(Header{"tracestate", state.data});
+  EncodeEvent(row, out);
+  return absl::OkStatus();
 }
 
-absl::Status Mapper::FillEvent(RelationLayout& layout, std::optional<std::string_view> payload) {
-  ContractEvent& event = event_;
-  auto text = [&](int index) { return TextOrNullValue(Value(index)).value_or(std::string_view()); };
+absl::Status ContractEncoder::Check(const ContractEvent& /*event*/) const {
+  return absl::OkStatus();
+}
+
+absl::Status ContractEncoder::FillEvent(const MappedRow& row) const {
+  const RelationLayout& layout = row.layout;
+  ContractEvent& event = row.contract;
+  auto text = [&](int index) { return row.Text(index).value_or(std::string_view()); };
   event.id = text(layout.id);
   event.aggregate_type = text(layout.aggregate_type);
   event.aggregate_id = text(layout.aggregate_id);
   event.type = text(layout.type);
   event.correlation_id = text(layout.correlation_id);
   event.causation_id = text(layout.causation_id);
-  event.traceparent = traceparent_.value_or(std::string_view());
-  event.tracestate = traceparent_ ? text(layout.tracestate) : std::string_view();
+  event.traceparent = row.traceparent.value_or(std::string_view());
+  event.tracestate = row.traceparent ? text(layout.tracestate) : std::string_view();
   event.headers.clear();
   for (size_t i = 0; i < layout.placements.size(); ++i) {
     if (cfg_.additional_placement[i].placement != config::Placement::kHeader) continue;
-    const ColumnValue value = Value(layout.placements[i]);
+    const ColumnValue value = row.Value(layout.placements[i]);
     if (value.kind != ColumnKind::kText) continue;
     const std::string_view name = cfg_.additional_placement[i].alias;
     auto same = std::find_if(event.headers.begin(), event.headers.end(),
@@ -96,22 +97,24 @@ absl::Status Mapper::FillEvent(RelationLayout& layout, std::optional<std::string
       same->second = value.data;  // A map keeps a repeated key's last value.
     }
   }
-  const ColumnValue content_type = Value(layout.content_type);
+  const ColumnValue content_type = row.Value(layout.content_type);
   if (content_type.kind == ColumnKind::kText) {
     event.content_type = content_type.data;
-  } else if (payload) {
+  } else if (row.payload) {
     event.content_type = layout.payload_is_json    ? kJsonType
                          : layout.payload_is_bytea ? kBinaryType
                                                    : kTextType;
   } else {
     event.content_type = {};
   }
-  event.payload = payload;
+  event.payload = row.payload;
 
   // A non-transactional logical message has no commit: no xid, no commit time.
   std::optional<int64_t> commit_micros;
-  if (source_.commit_time_us != 0) commit_micros = source_.commit_time_us + kPostgresEpochMicros;
-  const ColumnValue occurred = Value(layout.occurred_at);
+  if (row.source.commit_time_us != 0) {
+    commit_micros = row.source.commit_time_us + kPostgresEpochMicros;
+  }
+  const ColumnValue occurred = row.Value(layout.occurred_at);
   if (occurred.kind == ColumnKind::kText) {
     event.occurred_at_us = ParseTimestampMicros(occurred.data, layout.occurred_at_has_zone);
     if (!event.occurred_at_us) {
@@ -124,94 +127,21 @@ absl::Status Mapper::FillEvent(RelationLayout& layout, std::optional<std::string
     event.occurred_at_us = commit_micros;
   }
   ContractSource& source = event.source;
-  source.commit_lsn = source_.commit_lsn.value();
-  source.lsn = source_.lsn.value();
-  source.xid = source_.xid.value;
+  source.commit_lsn = row.source.commit_lsn.value();
+  source.lsn = row.source.lsn.value();
+  source.xid = row.source.xid.value;
   source.commit_time_us = commit_micros;
-  source.table = message_prefix_.empty() ? std::string_view(layout.table) : std::string_view();
-  source.message_prefix = message_prefix_;
+  source.table = row.message_prefix.empty() ? std::string_view(layout.table) : std::string_view();
+  source.message_prefix = row.message_prefix;
   return absl::OkStatus();
 }
 
-absl::Status Mapper::EncodeContract(RelationLayout& layout, OutboxEvent& out) {
-  std::optional<std::string_view> payload;
-  bool tombstone = false;
-  if (auto s = ReadPayload(layout, out, payload, tombstone); !s.ok()) return s;
-  out.headers.erase(out.headers.begin(), out.headers.end());
-  if (cfg_.format != Format::kCloudEvents) {
-    out.headers.push_back(Header{"id", TextOrNullValue(Value(layout.id))});
-  }
-  for (size_t i = 0; i < layout.placements.size(); ++i) {
-    if (cfg_.additional_placement[i].placement != config::Placement::kHeader) continue;
-    out.headers.push_back(
-        Header{cfg_.additional_placement[i].alias, TextOrNullValue(Value(layout.placements[i]))});
-  }
-  AppendTraceHeaders(layout, out);
-  if (auto s = FillEvent(layout, payload); !s.ok()) return s;
-  const ContractEvent& event = event_;
-  if (cfg_.format == Format::kCloudEvents && (event.id.empty() || event.type.empty())) {
-    // CloudEvents requires both attributes non-empty (spec 1.0, "REQUIRED Attributes").
-    return absl::InvalidArgumentError(
-        fmt::format("column {} is NULL or empty; a CloudEvent needs a non-empty ce_{}",
-                    event.id.empty() ? cfg_.id_column : cfg_.type_column.name,
-                    event.id.empty() ? "id" : "type"));
-  }
-  if (tombstone) {
-    out.value.reset();
-    return absl::OkStatus();
-  }
-  switch (cfg_.format) {
-    case Format::kEnvelopeProtobuf:
-      EncodeIntoOwnedValue(event, out, [&](std::string& to) { AppendEventProtobuf(event, to); });
-      break;
-    case Format::kEnvelopeJson:
-      EncodeIntoOwnedValue(
-          event, out, [&](std::string& to) { AppendEventJson(event, layout.payload_is_json, to); });
-      break;
-    case Format::kCloudEvents:
-      EncodeCloudEvent(layout, out);
-      break;
-    case Format::kRaw:
-      break;
-  }
-  return absl::OkStatus();
+std::unique_ptr<const Encoder> NewEnvelopeProtobufEncoder(const config::OutboxConfig& cfg) {
+  return std::make_unique<const EnvelopeProtobufEncoder>(cfg);
 }
 
-void Mapper::EncodeCloudEvent(const RelationLayout& layout, OutboxEvent& out) {
-  const ContractEvent& event = event_;
-  // The header values that are not column views live in owned_headers; views are taken once
-  // it is complete, as appending may move it.
-  std::string& owned = out.owned_headers;
-  owned.clear();
-  if (cfg_.cloudevents_source.empty()) {
-    owned.append("/outboxd/").append(message_prefix_.empty() ? layout.table : message_prefix_);
-  } else {
-    owned.append(cfg_.cloudevents_source);
-  }
-  const size_t source_size = owned.size();
-  const std::string_view source = std::string_view(owned).substr(0, source_size);
-  if (cfg_.cloudevents_mode == config::CloudEventsMode::kStructured) {
-    EncodeIntoOwnedValue(event, out, [&](std::string& to) {
-      AppendCloudEventJson(event, source, layout.payload_is_json, to);
-    });
-    out.headers.push_back(Header{"content-type", kCloudEventsJsonType});
-    return;
-  }
-  if (event.occurred_at_us) AppendRfc3339(*event.occurred_at_us, owned);
-  const std::string_view all = owned;
-  auto optional = [&](std::string_view name, std::string_view value) {
-    if (!value.empty()) out.headers.push_back(Header{name, value});
-  };
-  out.headers.push_back(Header{"ce_specversion", "1.0"});
-  out.headers.push_back(Header{"ce_id", event.id});
-  out.headers.push_back(Header{"ce_source", all.substr(0, source_size)});
-  out.headers.push_back(Header{"ce_type", event.type});
-  if (event.occurred_at_us) out.headers.push_back(Header{"ce_time", all.substr(source_size)});
-  optional("ce_subject", event.aggregate_id);
-  optional("content-type", event.content_type);
-  optional("ce_correlationid", event.correlation_id);
-  optional("ce_causationid", event.causation_id);
-  out.value = event.payload;
+std::unique_ptr<const Encoder> NewEnvelopeJsonEncoder(const config::OutboxConfig& cfg) {
+  return std::make_unique<const EnvelopeJsonEncoder>(cfg);
 }
 
-}  // namespace outboxd::outbox
+}  // namespace outboxd::outbox::internal

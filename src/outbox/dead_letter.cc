@@ -1,6 +1,8 @@
-// Mapper::MapDeadLetter: the record that carries an unmappable or undeliverable row to the
-// dead-letter topic, so that bad rows never block the stream and are never lost (invariant 7).
+// Mapper's dead-letter records: what carries an unmappable or undeliverable row or logical
+// message to the dead-letter topic, so that bad rows never block the stream and are never lost
+// (invariant 7).
 
+#include <array>
 #include <iterator>
 
 #include "fmt/format.h"
@@ -9,41 +11,55 @@
 namespace outboxd::outbox {
 namespace {
 
-using pgoutput::ColumnKind;
-using pgoutput::ColumnValue;
+using internal::TextOrNull;
 
-std::optional<std::string_view> TextOrNull(const ColumnValue& value) {
-  if (value.kind != ColumnKind::kText) return std::nullopt;
-  return value.data;
+// Starts the dead-letter record in `out`: dead_letter_topic, no key, value or headers. Fills
+// owned_headers with `reason`, what `append_where` appends (the table or message), source.lsn
+// and source.xid, and returns the four header values, taken once it is complete (appending
+// may move its buffer).
+template <typename AppendWhere>
+std::array<Header, 4> StartDeadLetter(const config::OutboxConfig& cfg, std::string_view reason,
+                                      AppendWhere&& append_where, const EventSource& source,
+                                      OutboxEvent& out) {
+  out.topic.assign(cfg.dead_letter_topic);
+  out.key.reset();
+  out.value.reset();
+  out.ClearHeaders();
+  out.owned_value.clear();
+  std::string& owned = out.owned_headers;
+  owned.assign(reason);
+  const size_t where_at = owned.size();
+  append_where(owned);
+  const size_t lsn_at = owned.size();
+  owned.append(source.lsn.ToString());
+  const size_t xid_at = owned.size();
+  fmt::format_to(std::back_inserter(owned), "{}", source.xid.value);
+  const std::string_view all = owned;
+  return {Header{kErrorHeader, all.substr(0, where_at)},
+          Header{kTableHeader, all.substr(where_at, lsn_at - where_at)},
+          Header{kLsnHeader, all.substr(lsn_at, xid_at - lsn_at)},
+          Header{kXidHeader, all.substr(xid_at)}};
+}
+
+void FinishDeadLetter(const std::array<Header, 4>& headers, OutboxEvent& out) {
+  out.headers.insert(out.headers.end(), headers.begin(), headers.end());
 }
 
 }  // namespace
 
-absl::Status Mapper::MapDeadLetter(const pgoutput::Insert& insert, std::string_view reason, Lsn lsn,
-                                   Xid xid, OutboxEvent& out) {
-  out.topic.assign(cfg_.dead_letter_topic);
-  out.key.reset();
-  out.value.reset();
-  // erase, not clear: InlinedVector::clear frees a spilled buffer that the next row needs.
-  out.headers.erase(out.headers.begin(), out.headers.end());
-  out.owned_value.clear();
-
-  // Fill owned_headers completely before taking views: appending may move its buffer.
-  std::string& owned = out.owned_headers;
-  owned.assign(reason);
-  const size_t table_at = owned.size();
+absl::Status Mapper::MapDeadLetter(const pgoutput::Insert& insert, const EventSource& source,
+                                   std::string_view reason, OutboxEvent& out) {
   auto it = relations_.find(insert.relation);
-  if (it != relations_.end()) {
-    owned.append(it->second.table);
-  } else {
-    fmt::format_to(std::back_inserter(owned), "relation {}", insert.relation.value);
-  }
-  const size_t lsn_at = owned.size();
-  owned.append(lsn.ToString());
-  const size_t xid_at = owned.size();
-  fmt::format_to(std::back_inserter(owned), "{}", xid.value);
-  const std::string_view all = owned;
-
+  const std::array<Header, 4> headers = StartDeadLetter(
+      cfg_, reason,
+      [&](std::string& owned) {
+        if (it != relations_.end()) {
+          owned.append(it->second.table);
+        } else {
+          fmt::format_to(std::back_inserter(owned), "relation {}", insert.relation.value);
+        }
+      },
+      source, out);
   if (it != relations_.end()) {
     const internal::RelationLayout& layout = it->second;
     if (auto s = ReadColumns(layout, insert); !s.ok()) return s;
@@ -52,11 +68,27 @@ absl::Status Mapper::MapDeadLetter(const pgoutput::Insert& insert, std::string_v
     out.key = TextOrNull(Value(layout.aggregate_id));
     out.value = TextOrNull(Value(layout.payload));  // As stored: bytea stays in \x form.
   }
-  out.headers.push_back(Header{kErrorHeader, all.substr(0, table_at)});
-  out.headers.push_back(Header{kTableHeader, all.substr(table_at, lsn_at - table_at)});
-  out.headers.push_back(Header{kLsnHeader, all.substr(lsn_at, xid_at - lsn_at)});
-  out.headers.push_back(Header{kXidHeader, all.substr(xid_at)});
+  FinishDeadLetter(headers, out);
   return absl::OkStatus();
+}
+
+void Mapper::MapMessageDeadLetter(const pgoutput::LogicalMessage& message,
+                                  const EventSource& source, std::string_view reason,
+                                  OutboxEvent& out) {
+  const std::array<Header, 4> headers = StartDeadLetter(
+      cfg_, reason,
+      [&](std::string& owned) {
+        fmt::format_to(std::back_inserter(owned), "logical message with prefix {}", message.prefix);
+      },
+      source, out);
+  out.value = message.content;  // As emitted, so nothing is lost.
+  // The id and key when the content parses far enough to name them.
+  if (message_fields_.Parse(message.content, message_names_, values_).ok()) {
+    const std::optional<std::string_view> id = TextOrNull(Value(message_layout_.id));
+    if (id) out.headers.push_back(Header{"id", id});
+    out.key = TextOrNull(Value(message_layout_.aggregate_id));
+  }
+  FinishDeadLetter(headers, out);
 }
 
 }  // namespace outboxd::outbox

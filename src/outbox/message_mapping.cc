@@ -1,9 +1,9 @@
 // Mapper's table-less outbox: a logical decoding message's JSON object, read by MessageFields,
 // is mapped through the same layout-driven path as a row (one synthetic layout whose
-// "columns" are the configured field names in a fixed order).
+// "columns" are the configured field names in a fixed order). Their dead-letter records are in
+// dead_letter.cc.
 
 #include <algorithm>
-#include <iterator>
 
 #include "common/status.h"
 #include "fmt/format.h"
@@ -46,7 +46,8 @@ internal::RelationLayout Mapper::BuildMessageLayout(const config::OutboxConfig& 
   return layout;
 }
 
-absl::Status Mapper::MapMessage(const pgoutput::LogicalMessage& message, OutboxEvent& out) {
+absl::Status Mapper::MapMessage(const pgoutput::LogicalMessage& message, const EventSource& source,
+                                OutboxEvent& out) {
   if (auto s = message_fields_.Parse(message.content, message_names_, values_); !s.ok()) {
     return absl::InvalidArgumentError(
         fmt::format("logical message with prefix \"{}\": {}", message.prefix, MessageOf(s)));
@@ -57,41 +58,7 @@ absl::Status Mapper::MapMessage(const pgoutput::LogicalMessage& message, OutboxE
   // A JSON-valued payload field is JSON for the contract; a string field is text.
   message_layout_.payload_is_json =
       message_fields_.structured(static_cast<size_t>(message_layout_.payload));
-  message_prefix_ = message.prefix;
-  absl::Status mapped = MapValidated(message_layout_, out);
-  message_prefix_ = {};
-  return mapped;
-}
-
-void Mapper::MapMessageDeadLetter(const pgoutput::LogicalMessage& message, std::string_view reason,
-                                  Lsn lsn, Xid xid, OutboxEvent& out) {
-  std::string& owned = out.owned_headers;
-  owned.assign(reason);
-  const size_t source_at = owned.size();
-  fmt::format_to(std::back_inserter(owned), "logical message with prefix {}", message.prefix);
-  const size_t lsn_at = owned.size();
-  owned.append(lsn.ToString());
-  const size_t xid_at = owned.size();
-  fmt::format_to(std::back_inserter(owned), "{}", xid.value);
-  const std::string_view all = owned;
-
-  out.topic.assign(cfg_.dead_letter_topic);
-  out.key.reset();
-  out.value = message.content;  // As emitted, so nothing is lost.
-  out.owned_value.clear();
-  // erase, not clear: InlinedVector::clear frees a spilled buffer that the next row needs.
-  out.headers.erase(out.headers.begin(), out.headers.end());
-  // The id and key when the content parses far enough to name them.
-  if (message_fields_.Parse(message.content, message_names_, values_).ok()) {
-    const pgoutput::ColumnValue id = Value(message_layout_.id);
-    if (id.kind == pgoutput::ColumnKind::kText) out.headers.push_back(Header{"id", id.data});
-    const pgoutput::ColumnValue key = Value(message_layout_.aggregate_id);
-    if (key.kind == pgoutput::ColumnKind::kText) out.key = key.data;
-  }
-  out.headers.push_back(Header{kErrorHeader, all.substr(0, source_at)});
-  out.headers.push_back(Header{kTableHeader, all.substr(source_at, lsn_at - source_at)});
-  out.headers.push_back(Header{kLsnHeader, all.substr(lsn_at, xid_at - lsn_at)});
-  out.headers.push_back(Header{kXidHeader, all.substr(xid_at)});
+  return MapValidated(message_layout_, source, message.prefix, out);
 }
 
 }  // namespace outboxd::outbox

@@ -3,7 +3,9 @@
 // computed once per Relation message so that mapping a row is a single walk with no lookups.
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.h"
@@ -67,5 +69,19 @@ struct RelationLayout {
 // then Debezium's documented outbox table is assumed (all but the payload NOT NULL).
 RelationLayout BuildLayout(const pgoutput::Relation& relation, const config::OutboxConfig& cfg,
                            bool is_outbox, const std::vector<std::string>* not_null);
+
+// The value of column `index` of a row read up to its layout's last_needed column; NULL when
+// `index` is kAbsent (a column the table lacks).
+inline pgoutput::ColumnValue ValueAt(std::span<const pgoutput::ColumnValue> values, int index) {
+  if (index == kAbsent) return pgoutput::ColumnValue{};
+  return values[static_cast<size_t>(index)];
+}
+
+// A text value's text; nullopt for NULL (and for unchanged-TOAST or binary values, which only
+// a dead-letter record reads unchecked).
+inline std::optional<std::string_view> TextOrNull(const pgoutput::ColumnValue& value) {
+  if (value.kind != pgoutput::ColumnKind::kText) return std::nullopt;
+  return value.data;
+}
 
 }  // namespace outboxd::outbox::internal

@@ -36,8 +36,8 @@ class PositionGuard {
   absl::Status Check(const ServerView& server);
 
   // The record to write now that `confirmed` was sent to Postgres; nullopt before the first
-  // accepted Check, while the topic is not ready, while nothing is confirmed, or when nothing moved since the last record
-  // written. Call Written() once the record was handed to Kafka.
+  // accepted Check, while the topic is not ready, while nothing is confirmed, or when nothing moved
+  // since the last record written. Call Written() once the record was handed to Kafka.
   std::optional<PositionRecord> Next(Lsn confirmed) const;
   void Written(const PositionRecord& record);
 
@@ -48,9 +48,9 @@ class PositionGuard {
   PositionStore& store_;
   const GuardOptions options_;
   bool loaded_ = false;
-  std::optional<PositionRecord> last_;    // Loaded or last written.
-  std::optional<ServerView> server_;      // Accepted by the last Check.
-  bool written_once_ = false;             // By this run.
+  std::optional<PositionRecord> last_;  // Loaded or last written.
+  std::optional<ServerView> server_;    // Accepted by the last Check.
+  bool written_once_ = false;           // By this run.
   // The topic exists as a compacted one: only then are records written, so that a broker
   // that auto-creates topics never makes it an ordinary one.
   bool topic_ready_ = false;

@@ -11,16 +11,16 @@
 
 namespace outboxd::relay {
 
-ChangeHandler::ChangeHandler(const config::Config& config, Publisher& publisher, StreamId stream,
-                             AckTracker& tracker, const Clock& clock,
-                             metrics::RelayMetrics& metrics)
+ChangeHandler::ChangeHandler(const config::Config& config, const outbox::Encoder& encoder,
+                             Publisher& publisher, StreamId stream, AckTracker& tracker,
+                             const Clock& clock, metrics::RelayMetrics& metrics)
     : config_(config),
       publisher_(publisher),
       stream_(stream),
       tracker_(tracker),
       clock_(clock),
       metrics_(metrics),
-      mapper_(config.outbox, config.postgres.tables) {}
+      mapper_(config.outbox, config.postgres.tables, encoder) {}
 
 absl::Status ChangeHandler::Handle(const WalMessage& wal) {
   auto message = pgoutput::Decode(wal.data);
@@ -93,7 +93,7 @@ absl::Status ChangeHandler::HandleInsert(const pgoutput::Insert& insert, const W
     return absl::OkStatus();
   }
   const RecordOrigin origin = OriginAt(wal.wal_start, insert.relation, wal);
-  return PublishMapped(mapper_.Map(insert, event_), origin,
+  return PublishMapped(mapper_.Map(insert, SourceAt(origin.lsn), event_), origin,
                        [&](std::string_view reason, std::string_view label) {
                          return DeadLetterRow(insert, origin, reason, label);
                        });
@@ -107,7 +107,6 @@ outbox::EventSource ChangeHandler::SourceAt(Lsn lsn) const {
 }
 
 RecordOrigin ChangeHandler::OriginAt(Lsn lsn, RelationId relation, const WalMessage& wal) {
-  mapper_.SetSource(SourceAt(lsn));
   return RecordOrigin{.stream = stream_,
                       .tx = current_tx_,
                       .lsn = lsn,
@@ -150,7 +149,7 @@ absl::Status ChangeHandler::DeadLetterRow(const pgoutput::Insert& insert,
                                           std::string_view label) {
   log::Warn("dead-lettering row of {} at WAL {} (xid {}) to {}: {}", origin.table,
             origin.lsn.ToString(), origin.xid.value, config_.outbox.dead_letter_topic, reason);
-  if (auto s = mapper_.MapDeadLetter(insert, reason, origin.lsn, origin.xid, event_); !s.ok()) {
+  if (auto s = mapper_.MapDeadLetter(insert, SourceAt(origin.lsn), reason, event_); !s.ok()) {
     return s;
   }
   return ProduceDeadLetter(DeadLetter::FromEvent(event_, origin), label);

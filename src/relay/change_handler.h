@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "config/config.h"
 #include "metrics/metrics.h"
+#include "outbox/encoder.h"
 #include "outbox/mapper.h"
 #include "pgoutput/messages.h"
 #include "relay/ack_tracker.h"
@@ -28,9 +29,10 @@ namespace outboxd::relay {
 class ChangeHandler {
  public:
   // Everything passed by reference must outlive the handler; `stream` is the id `publisher`
-  // gave `tracker`.
-  ChangeHandler(const config::Config& config, Publisher& publisher, StreamId stream,
-                AckTracker& tracker, const Clock& clock, metrics::RelayMetrics& metrics);
+  // gave `tracker`. `encoder` (the output format) is shared by every slot's handler.
+  ChangeHandler(const config::Config& config, const outbox::Encoder& encoder, Publisher& publisher,
+                StreamId stream, AckTracker& tracker, const Clock& clock,
+                metrics::RelayMetrics& metrics);
 
   // Decodes and handles one WAL message. ResourceExhausted: Kafka's queue is full; call again
   // later with the same message. DataLoss: malformed or out-of-order protocol messages. Other
@@ -55,7 +57,7 @@ class ChangeHandler {
   absl::Status DeadLetterRow(const pgoutput::Insert& insert, const RecordOrigin& origin,
                              std::string_view reason, std::string_view label);
   // The origin of a row or message at `lsn` of the current transaction, and its source
-  // position for the mapper.
+  // position (the contract formats carry it).
   RecordOrigin OriginAt(Lsn lsn, RelationId relation, const WalMessage& wal);
   outbox::EventSource SourceAt(Lsn lsn) const;
   // Produces event_ as `mapped` (the mapper's result) left it. What the mapper or the producer

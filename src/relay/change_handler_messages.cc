@@ -48,7 +48,7 @@ absl::Status ChangeHandler::HandleLogicalMessage(const pgoutput::LogicalMessage&
 absl::Status ChangeHandler::PublishMessage(const pgoutput::LogicalMessage& message,
                                            const WalMessage& wal) {
   const RecordOrigin origin = OriginAt(message.lsn, outbox::kMessageRelation, wal);
-  return PublishMapped(mapper_.MapMessage(message, event_), origin,
+  return PublishMapped(mapper_.MapMessage(message, SourceAt(origin.lsn), event_), origin,
                        [&](std::string_view reason, std::string_view label) {
                          return DeadLetterMessage(message, origin, reason, label);
                        });
@@ -60,7 +60,7 @@ absl::Status ChangeHandler::DeadLetterMessage(const pgoutput::LogicalMessage& me
   log::Warn("dead-lettering logical message with prefix \"{}\" at WAL {} (xid {}) to {}: {}",
             message.prefix, origin.lsn.ToString(), origin.xid.value,
             config_.outbox.dead_letter_topic, reason);
-  mapper_.MapMessageDeadLetter(message, reason, origin.lsn, origin.xid, event_);
+  mapper_.MapMessageDeadLetter(message, SourceAt(origin.lsn), reason, event_);
   return ProduceDeadLetter(DeadLetter::FromEvent(event_, origin), label);
 }
 

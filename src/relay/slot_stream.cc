@@ -22,18 +22,20 @@ constexpr auto kFirstPositionRetry = std::chrono::milliseconds(200);
 
 absl::StatusOr<std::unique_ptr<SlotStream>> SlotStream::Open(RelayContext& context,
                                                              Publisher& publisher,
+                                                             const outbox::Encoder& encoder,
                                                              std::string slot) {
-  std::unique_ptr<SlotStream> stream(new SlotStream(context, publisher, std::move(slot)));
+  std::unique_ptr<SlotStream> stream(new SlotStream(context, publisher, encoder, std::move(slot)));
   if (auto s = stream->Connect(); !s.ok()) return s;
   return stream;
 }
 
-SlotStream::SlotStream(RelayContext& context, Publisher& publisher, std::string slot)
+SlotStream::SlotStream(RelayContext& context, Publisher& publisher, const outbox::Encoder& encoder,
+                       std::string slot)
     : ctx_(context),
       publisher_(publisher),
       slot_(std::move(slot)),
       id_(publisher.Attach(tracker_)),
-      changes_(context.config, publisher, id_, tracker_, context.clock, context.metrics) {}
+      changes_(context.config, encoder, publisher, id_, tracker_, context.clock, context.metrics) {}
 
 SlotStream::~SlotStream() { publisher_.Detach(id_); }
 

@@ -27,9 +27,12 @@ namespace outboxd::relay {
 class SlotStream {
  public:
   // Reads what the mapping needs from the catalog, connects and starts streaming `slot`.
-  // `context` and `publisher` must outlive the stream. Errors as Connectors::replication.
+  // `context`, `publisher` and `encoder` must outlive the stream. Errors as
+  // Connectors::replication.
   static absl::StatusOr<std::unique_ptr<SlotStream>> Open(RelayContext& context,
-                                                          Publisher& publisher, std::string slot);
+                                                          Publisher& publisher,
+                                                          const outbox::Encoder& encoder,
+                                                          std::string slot);
   ~SlotStream();  // Detaches from the publisher.
   SlotStream(const SlotStream&) = delete;
   SlotStream& operator=(const SlotStream&) = delete;
@@ -63,7 +66,8 @@ class SlotStream {
   const std::string& slot() const { return slot_; }
 
  private:
-  SlotStream(RelayContext& context, Publisher& publisher, std::string slot);
+  SlotStream(RelayContext& context, Publisher& publisher, const outbox::Encoder& encoder,
+             std::string slot);
   absl::Status Connect();
   // A message waits for room in Kafka's queue, or a dead letter of this stream does.
   bool HeldUpByKafka() const;

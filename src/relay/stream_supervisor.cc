@@ -26,13 +26,14 @@ std::chrono::milliseconds Backoff::Next(std::chrono::steady_clock::time_point st
   return delay;
 }
 
-StreamSupervisor::StreamSupervisor(RelayContext& context, Publisher& publisher, std::string slot)
-    : ctx_(context), publisher_(publisher), slot_(std::move(slot)) {}
+StreamSupervisor::StreamSupervisor(RelayContext& context, Publisher& publisher,
+                                   const outbox::Encoder& encoder, std::string slot)
+    : ctx_(context), publisher_(publisher), encoder_(encoder), slot_(std::move(slot)) {}
 
 absl::Status StreamSupervisor::OpenIfDue() {
   if (stream_ || !restarting_ || ctx_.clock.SteadyNow() < retry_at_) return absl::OkStatus();
   started_ = ctx_.clock.SteadyNow();
-  auto stream = SlotStream::Open(ctx_, publisher_, slot_);
+  auto stream = SlotStream::Open(ctx_, publisher_, encoder_, slot_);
   if (!stream.ok()) return OnFailure(stream.status());
   stream_ = std::move(*stream);
   if (connected_before_) ctx_.metrics.reconnects.With("postgres").Add();

@@ -29,8 +29,9 @@ class Backoff {
 // Runs on the loop thread.
 class StreamSupervisor {
  public:
-  // `context` and `publisher` must outlive the supervisor.
-  StreamSupervisor(RelayContext& context, Publisher& publisher, std::string slot);
+  // `context`, `publisher` and `encoder` must outlive the supervisor.
+  StreamSupervisor(RelayContext& context, Publisher& publisher, const outbox::Encoder& encoder,
+                   std::string slot);
 
   // Opens the stream when none is open and its retry time has come. A failure worth retrying
   // schedules the next attempt and returns OK; anything else is returned.
@@ -51,6 +52,7 @@ class StreamSupervisor {
 
   RelayContext& ctx_;
   Publisher& publisher_;
+  const outbox::Encoder& encoder_;
   const std::string slot_;
   std::unique_ptr<SlotStream> stream_;
   Backoff backoff_;

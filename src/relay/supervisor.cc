@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "common/status.h"
+#include "outbox/encoder.h"
 #include "relay/failure.h"
 #include "relay/publisher.h"
 #include "relay/relay_loop.h"
@@ -25,9 +26,10 @@ bool WaitOrStop(RelayContext& ctx, std::chrono::milliseconds delay) {
 
 // One life of the producer: its publisher, a stream per slot, the loop, and the shutdown once
 // a stop is requested. Returns the failure that ended it, or what the shutdown returned.
-absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher) {
+absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher,
+                             const outbox::Encoder& encoder) {
   std::vector<StreamSupervisor> streams;
-  streams.emplace_back(ctx, publisher, ctx.config.postgres.slot);
+  streams.emplace_back(ctx, publisher, encoder, ctx.config.postgres.slot);
   absl::Status status = RunLoop(ctx, publisher, streams);
   if (status.ok() && ctx.stop.requested()) status = Shutdown(ctx, publisher, streams);
   ctx.health.SetStreaming(false, status.ok() ? "stopped" : std::string(MessageOf(status)));
@@ -37,12 +39,14 @@ absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher) {
 }  // namespace
 
 absl::Status RunRelay(RelayContext& ctx) {
+  // The output format, chosen once and shared by every slot's stream.
+  const std::unique_ptr<const outbox::Encoder> encoder = outbox::CreateEncoder(ctx.config.outbox);
   Backoff backoff;
   while (true) {
     const auto started = ctx.clock.SteadyNow();
     auto publisher =
         Publisher::Create(ctx.connectors.producer, ctx.config.outbox, ctx.clock, ctx.metrics);
-    absl::Status status = publisher.ok() ? RunWithProducer(ctx, **publisher)
+    absl::Status status = publisher.ok() ? RunWithProducer(ctx, **publisher, *encoder)
                                          : Blame(FailureSide::kKafka, publisher.status());
     if (ctx.stop.requested()) {
       if (!status.ok()) {

@@ -54,12 +54,11 @@ class ContractFormatTest : public testing::MapperFixture {
  protected:
   Mapper& StartContract(config::Format format, const Columns& columns = ContractColumns()) {
     cfg_.format = format;
-    Mapper& mapper = Start(columns);
-    mapper.SetSource({.commit_lsn = Lsn(0x16B3748),
-                      .lsn = Lsn(0x16B3700),
-                      .xid = Xid{750},
-                      .commit_time_us = kCommitPgMicros});
-    return mapper;
+    source_ = {.commit_lsn = Lsn(0x16B3748),
+               .lsn = Lsn(0x16B3700),
+               .xid = Xid{750},
+               .commit_time_us = kCommitPgMicros};
+    return Start(columns);
   }
   // A row of ContractColumns(); NULL where nullopt.
   pgoutput::Insert FullRow(Opt payload = R"({"text": "grüße 😀"})",
@@ -70,7 +69,7 @@ class ContractFormatTest : public testing::MapperFixture {
                           "cause-1", traceparent, "congo=t61", std::nullopt, payload});
   }
   v1::Event MapToProtobuf(const pgoutput::Insert& row) {
-    EXPECT_TRUE(mapper_->Map(row, event_).ok());
+    EXPECT_TRUE(mapper_->Map(row, source_, event_).ok());
     v1::Event decoded;
     EXPECT_TRUE(event_.value.has_value());
     EXPECT_TRUE(decoded.ParseFromString(std::string(event_.value.value_or(""))));
@@ -156,7 +155,7 @@ TEST_F(ContractFormatTest, OccurredAtOfAnotherTypeFailsEachRow) {
 
 TEST_F(ContractFormatTest, JsonParsesWithProtobufsJsonMappingIntoTheSameEvent) {
   StartContract(config::Format::kEnvelopeJson);
-  ASSERT_TRUE(mapper_->Map(FullRow(), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow(), source_, event_).ok());
   const std::string json(*event_.value);
   v1::Event parsed;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok()) << json;
@@ -174,7 +173,7 @@ TEST_F(ContractFormatTest, JsonParsesWithProtobufsJsonMappingIntoTheSameEvent) {
 
 TEST_F(ContractFormatTest, JsonWritesTextPayloadsAsBase64) {
   StartContract(config::Format::kEnvelopeJson, ContractColumns(kText));
-  ASSERT_TRUE(mapper_->Map(FullRow("plain"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow("plain"), source_, event_).ok());
   v1::Event parsed;
   ASSERT_TRUE(
       google::protobuf::util::JsonStringToMessage(std::string(*event_.value), &parsed).ok());
@@ -185,7 +184,7 @@ TEST_F(ContractFormatTest, JsonWritesTextPayloadsAsBase64) {
 
 TEST_F(ContractFormatTest, CloudEventsBinaryPutsAttributesInHeadersAndThePayloadInTheValue) {
   StartContract(config::Format::kCloudEvents);
-  ASSERT_TRUE(mapper_->Map(FullRow(), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow(), source_, event_).ok());
   EXPECT_EQ(HeaderValue("ce_specversion"), "1.0");
   EXPECT_EQ(HeaderValue("ce_id"), kId);
   EXPECT_EQ(HeaderValue("ce_source"), "/outboxd/public.outbox");
@@ -204,7 +203,7 @@ TEST_F(ContractFormatTest, CloudEventsStructuredEmbedsJsonDataAndBase64sTheRest)
   cfg_.cloudevents_mode = config::CloudEventsMode::kStructured;
   cfg_.cloudevents_source = "/orders";
   StartContract(config::Format::kCloudEvents);
-  ASSERT_TRUE(mapper_->Map(FullRow(), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow(), source_, event_).ok());
   EXPECT_EQ(HeaderValue("content-type"), "application/cloudevents+json");
   const std::string json(*event_.value);
   EXPECT_THAT(json, HasSubstr(R"("specversion":"1.0")"));
@@ -212,7 +211,7 @@ TEST_F(ContractFormatTest, CloudEventsStructuredEmbedsJsonDataAndBase64sTheRest)
   EXPECT_THAT(json, HasSubstr(R"("data":{"text": "grüße 😀"})"));
 
   StartContract(config::Format::kCloudEvents, ContractColumns(kBytea));
-  ASSERT_TRUE(mapper_->Map(FullRow("\\x00ff"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow("\\x00ff"), source_, event_).ok());
   EXPECT_THAT(std::string(*event_.value), HasSubstr(R"("data_base64":"AP8=")"));
 }
 
@@ -234,12 +233,12 @@ TEST_F(ContractFormatTest, CloudEventsNeedsATypeColumnEvenAtItsDefaultName) {
 
 TEST_F(ContractFormatTest, RawCarriesTraceHeadersOnlyWhenTheColumnsHoldAValidTraceparent) {
   StartContract(config::Format::kRaw);
-  ASSERT_TRUE(mapper_->Map(FullRow(), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow(), source_, event_).ok());
   EXPECT_EQ(event_.value, R"({"text": "grüße 😀"})");
   EXPECT_EQ(HeaderValue("traceparent"), kTraceparent);
   EXPECT_EQ(HeaderValue("tracestate"), "congo=t61");
 
-  ASSERT_TRUE(mapper_->Map(FullRow("{}", std::nullopt, "00-bogus"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow("{}", std::nullopt, "00-bogus"), source_, event_).ok());
   EXPECT_FALSE(HasHeader("traceparent"));
   EXPECT_FALSE(HasHeader("tracestate"));
   EXPECT_EQ(mapper_->invalid_traceparents(), 1u);
@@ -247,9 +246,9 @@ TEST_F(ContractFormatTest, RawCarriesTraceHeadersOnlyWhenTheColumnsHoldAValidTra
 
 TEST_F(ContractFormatTest, WarmProtobufMappingReusesTheEventsStorage) {
   StartContract(config::Format::kEnvelopeProtobuf);
-  ASSERT_TRUE(mapper_->Map(FullRow(), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow(), source_, event_).ok());
   const size_t first = event_.value->size();
-  ASSERT_TRUE(mapper_->Map(FullRow(), event_).ok());
+  ASSERT_TRUE(mapper_->Map(FullRow(), source_, event_).ok());
   EXPECT_EQ(event_.value->size(), first);  // The same row encodes to the same bytes.
 }
 

@@ -16,6 +16,7 @@ using testing::kVarchar;
 
 constexpr Lsn kLsn(0x16B374D848);
 constexpr Xid kXid{7421};
+const EventSource kSource{.commit_lsn = kLsn, .lsn = kLsn, .xid = kXid, .commit_time_us = 0};
 
 class DeadLetterTest : public testing::MapperFixture {};
 
@@ -24,7 +25,7 @@ TEST_F(DeadLetterTest, CarriesTheRowAndWhyItFailed) {
   Mapper& mapper = Start();
   const pgoutput::Insert row = Row("id-1", "Order/Line", "o-1", R"({"a":1})");
   const std::string reason = ReasonOf(row);
-  ASSERT_TRUE(mapper.MapDeadLetter(row, reason, kLsn, kXid, event_).ok());
+  ASSERT_TRUE(mapper.MapDeadLetter(row, kSource, reason, event_).ok());
   EXPECT_EQ(event_.topic, "my.dlq");
   EXPECT_EQ(event_.key, "o-1");
   EXPECT_EQ(event_.value, R"({"a":1})");
@@ -37,7 +38,7 @@ TEST_F(DeadLetterTest, CarriesTheRowAndWhyItFailed) {
 TEST_F(DeadLetterTest, NullColumnsAreLeftOut) {
   Mapper& mapper = Start();
   const pgoutput::Insert row = Row(std::nullopt, "Order", std::nullopt, std::nullopt);
-  ASSERT_TRUE(mapper.MapDeadLetter(row, "column id is NULL", kLsn, kXid, event_).ok());
+  ASSERT_TRUE(mapper.MapDeadLetter(row, kSource, "column id is NULL", event_).ok());
   EXPECT_EQ(event_.key, std::nullopt);
   EXPECT_EQ(event_.value, std::nullopt);
   ASSERT_EQ(event_.headers.size(), 4u);
@@ -51,14 +52,14 @@ TEST_F(DeadLetterTest, ByteaPayloadStaysAsStored) {
                           {"type", kVarchar},
                           {"payload", kBytea}});
   const pgoutput::Insert row = Row("1", "Order", "o-1", "\\x12Z");
-  ASSERT_TRUE(mapper.MapDeadLetter(row, ReasonOf(row), kLsn, kXid, event_).ok());
+  ASSERT_TRUE(mapper.MapDeadLetter(row, kSource, ReasonOf(row), event_).ok());
   EXPECT_EQ(event_.value, "\\x12Z");
 }
 
 TEST_F(DeadLetterTest, TableMissingAColumnStillYieldsWhatItHas) {
   Mapper& mapper = Start({{"id", kUuid}, {"aggregatetype", kVarchar}, {"payload", kVarchar}});
   const pgoutput::Insert row = inserts_.Make(kOutboxId, {"1", "Order", "{}"});
-  ASSERT_TRUE(mapper.MapDeadLetter(row, ReasonOf(row), kLsn, kXid, event_).ok());
+  ASSERT_TRUE(mapper.MapDeadLetter(row, kSource, ReasonOf(row), event_).ok());
   EXPECT_EQ(event_.key, std::nullopt);
   EXPECT_EQ(event_.value, "{}");
   EXPECT_EQ(event_.headers[0], (Header{"id", "1"}));
@@ -67,9 +68,9 @@ TEST_F(DeadLetterTest, TableMissingAColumnStillYieldsWhatItHas) {
 }
 
 TEST_F(DeadLetterTest, UnknownRelationIsNamedByOid) {
-  mapper_.emplace(cfg_, std::vector<config::TableName>{{"public", "outbox"}});
+  Create();
   const pgoutput::Insert row = Row("1", "Order", "o-1", "{}");
-  ASSERT_TRUE(mapper_->MapDeadLetter(row, "delivery failed", kLsn, kXid, event_).ok());
+  ASSERT_TRUE(mapper_->MapDeadLetter(row, kSource, "delivery failed", event_).ok());
   EXPECT_EQ(event_.topic, "outbox.dlq");
   EXPECT_EQ(event_.key, std::nullopt);
   EXPECT_THAT(event_.headers,
@@ -82,8 +83,7 @@ TEST_F(DeadLetterTest, CopiesTheReason) {
   Mapper& mapper = Start();
   {
     std::string reason = "broker rejected the record: MSG_SIZE_TOO_LARGE, a long reason indeed";
-    ASSERT_TRUE(
-        mapper.MapDeadLetter(Row("1", "Order", "o-1", "{}"), reason, kLsn, kXid, event_).ok());
+    ASSERT_TRUE(mapper.MapDeadLetter(Row("1", "Order", "o-1", "{}"), kSource, reason, event_).ok());
     reason.assign(reason.size(), 'x');
   }
   EXPECT_EQ(event_.headers[1].value,
@@ -96,9 +96,9 @@ TEST_F(DeadLetterTest, ReusedAfterASuccessfulMapping) {
                           {"aggregateid", kVarchar},
                           {"type", kVarchar},
                           {"payload", kBytea}});
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "\\x6869"), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "\\x6869"), source_, event_).ok());
   const pgoutput::Insert row = Row("2", "Order", "o-2", "\\x6869");
-  ASSERT_TRUE(mapper.MapDeadLetter(row, "delivery failed", kLsn, kXid, event_).ok());
+  ASSERT_TRUE(mapper.MapDeadLetter(row, kSource, "delivery failed", event_).ok());
   EXPECT_EQ(event_.topic, "outbox.dlq");
   EXPECT_EQ(event_.key, "o-2");
   EXPECT_EQ(event_.value, "\\x6869");
@@ -107,7 +107,7 @@ TEST_F(DeadLetterTest, ReusedAfterASuccessfulMapping) {
 
 TEST_F(DeadLetterTest, ColumnCountDisagreeingWithRelationIsDataLoss) {
   Mapper& mapper = Start();
-  EXPECT_EQ(mapper.MapDeadLetter(inserts_.Make(kOutboxId, {"1"}), "x", kLsn, kXid, event_).code(),
+  EXPECT_EQ(mapper.MapDeadLetter(inserts_.Make(kOutboxId, {"1"}), kSource, "x", event_).code(),
             absl::StatusCode::kDataLoss);
 }
 

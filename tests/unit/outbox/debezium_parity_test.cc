@@ -140,7 +140,9 @@ TEST_P(DebeziumParityTest, SameBytesAsDebezium) {
       cfg.extended_headers ? HeaderOf(expected.front(), "__debezium.context.runId") : std::nullopt;
   std::vector<config::TableName> names;
   for (const Table& t : kTables) names.push_back({"public", t.name});
-  Mapper mapper(cfg, names, run_id.value_or(""));
+  const std::unique_ptr<const Encoder> encoder = CreateEncoder(cfg, run_id.value_or(""));
+  Mapper mapper(cfg, names, *encoder);
+  const EventSource at;  // The raw format carries no source position.
   for (const Table& t : kTables) {
     if (!t.nullable) {
       mapper.SetNotNullColumns({"public", t.name}, {"id", "aggregatetype", "aggregateid", "type"});
@@ -174,7 +176,8 @@ TEST_P(DebeziumParityTest, SameBytesAsDebezium) {
     if (&table == &kTables[2]) payload = kByteaById.at(id.value_or(""));
     SCOPED_TRACE(setup + " record " + std::to_string(i) + " id " + id.value_or("NULL"));
 
-    ASSERT_TRUE(mapper.Map(inserts.Make(table.id, {id, type, row.key, "T", payload}), event).ok());
+    ASSERT_TRUE(
+        mapper.Map(inserts.Make(table.id, {id, type, row.key, "T", payload}), at, event).ok());
     EXPECT_EQ(event.topic, want.topic);
     EXPECT_EQ(event.key, want.key);
     if (cfg.value_converter == config::Converter::kString && table.payload_oid == testing::kBytea &&

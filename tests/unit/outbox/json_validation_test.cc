@@ -61,7 +61,7 @@ class JsonValidationMapperTest : public testing::MapperFixture {};
 
 TEST_F(JsonValidationMapperTest, OffByDefaultTextPassesThroughUnchecked) {
   Start(WithPayloadType(kText));
-  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "not json"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "not json"), source_, event_).ok());
   EXPECT_EQ(event_.value, "not json");
 }
 
@@ -78,7 +78,7 @@ TEST_F(JsonValidationMapperTest, InvalidTextOrVarcharPayloadIsAMappingError) {
 TEST_F(JsonValidationMapperTest, ValidTextPayloadIsPublishedAsStored) {
   cfg_.validate_json = true;
   Start(WithPayloadType(kText));
-  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "{ \"a\" :1 }"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "{ \"a\" :1 }"), source_, event_).ok());
   EXPECT_EQ(event_.value, "{ \"a\" :1 }");
 }
 
@@ -99,10 +99,10 @@ TEST_F(JsonValidationMapperTest, JsonJsonbAndByteaAreNotChecked) {
   // Postgres guarantees json/jsonb; bytea is raw bytes by design. The mapper trusts the type.
   for (uint32_t oid : {kJson, kJsonb}) {
     Start(WithPayloadType(oid));
-    ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "{oops"), event_).ok()) << oid;
+    ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "{oops"), source_, event_).ok()) << oid;
   }
   Start(WithPayloadType(kBytea));
-  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "\\x00ff"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "\\x00ff"), source_, event_).ok());
   EXPECT_EQ(event_.value, std::string_view("\x00\xff", 2));
 }
 
@@ -110,9 +110,9 @@ TEST_F(JsonValidationMapperTest, NullPayloadAndEmptyTombstoneAreNotChecked) {
   cfg_.validate_json = true;
   cfg_.tombstone_on_empty_payload = true;
   Start(WithPayloadType(kText));
-  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", std::nullopt), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", std::nullopt), source_, event_).ok());
   EXPECT_EQ(event_.value, std::nullopt);
-  ASSERT_TRUE(mapper_->Map(Row("2", "Order", "o-1", ""), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("2", "Order", "o-1", ""), source_, event_).ok());
   EXPECT_EQ(event_.value, std::nullopt);
 }
 
@@ -126,10 +126,10 @@ TEST_F(JsonValidationMapperTest, NewRelationMessageSwitchesTheCheck) {
   // ALTER TABLE ... TYPE jsonb re-sends the Relation: the new type decides.
   cfg_.validate_json = true;
   Start(WithPayloadType(kText));
-  EXPECT_FALSE(mapper_->Map(Row("1", "Order", "o-1", "{"), event_).ok());
+  EXPECT_FALSE(mapper_->Map(Row("1", "Order", "o-1", "{"), source_, event_).ok());
   mapper_->OnRelation(
       testing::MakeRelation(testing::kOutboxId, "public", "outbox", WithPayloadType(kJsonb)));
-  EXPECT_TRUE(mapper_->Map(Row("2", "Order", "o-1", "{\"a\": 1}"), event_).ok());
+  EXPECT_TRUE(mapper_->Map(Row("2", "Order", "o-1", "{\"a\": 1}"), source_, event_).ok());
 }
 
 TEST_F(JsonValidationMapperTest, InvalidJsonRowDeadLettersWithPayloadAsStored) {
@@ -137,7 +137,14 @@ TEST_F(JsonValidationMapperTest, InvalidJsonRowDeadLettersWithPayloadAsStored) {
   Start(WithPayloadType(kText));
   const pgoutput::Insert row = Row("7", "Order", "o-1", "{bad");
   const std::string reason = ReasonOf(row);
-  ASSERT_TRUE(mapper_->MapDeadLetter(row, reason, Lsn(0x16B374D848), Xid{731}, event_).ok());
+  ASSERT_TRUE(mapper_
+                  ->MapDeadLetter(row,
+                                  EventSource{.commit_lsn = Lsn(0),
+                                              .lsn = Lsn(0x16B374D848),
+                                              .xid = Xid{731},
+                                              .commit_time_us = 0},
+                                  reason, event_)
+                  .ok());
   EXPECT_EQ(event_.topic, "outbox.dlq");
   EXPECT_EQ(event_.value, "{bad");
   EXPECT_EQ(event_.key, "o-1");

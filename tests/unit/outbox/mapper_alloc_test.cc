@@ -22,7 +22,7 @@ class MapperAllocTest : public testing::MapperFixture {
  protected:
   int64_t AllocationsToMap(const pgoutput::Insert& insert) {
     const int64_t before = outboxd::testing::ThreadAllocations();
-    const absl::Status status = mapper_->Map(insert, event_);
+    const absl::Status status = mapper_->Map(insert, source_, event_);
     const int64_t after = outboxd::testing::ThreadAllocations();
     EXPECT_TRUE(status.ok()) << status;
     return after - before;
@@ -69,8 +69,7 @@ TEST_F(MapperAllocTest, WarmContractFormatsDoNotAllocate) {
            {"traceparent", kText},
            {"tracestate", kText},
            {"payload", testing::kJsonb}});
-    mapper_->SetSource(
-        {.commit_lsn = Lsn(200), .lsn = Lsn(100), .xid = Xid{7}, .commit_time_us = 1000000});
+    source_ = {.commit_lsn = Lsn(200), .lsn = Lsn(100), .xid = Xid{7}, .commit_time_us = 1000000};
     const std::string tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     const std::string payload = R"({"text": ")" + std::string(2000, 'a') + R"("})";
     const pgoutput::Insert first = inserts_.Make(

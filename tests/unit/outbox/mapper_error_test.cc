@@ -19,15 +19,16 @@ using testing::MakeRelation;
 class MapperErrorTest : public testing::MapperFixture {};
 
 TEST_F(MapperErrorTest, InsertBeforeRelationIsDataLoss) {
-  mapper_.emplace(cfg_, std::vector<config::TableName>{{"public", "outbox"}});
-  absl::Status status = mapper_->Map(Row("1", "Order", "o-1", "{}"), event_);
+  Create();
+  absl::Status status = mapper_->Map(Row("1", "Order", "o-1", "{}"), source_, event_);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(status.message(), "Insert for relation 16384 arrived before its Relation message");
 }
 
 TEST_F(MapperErrorTest, ColumnCountDisagreeingWithRelationIsDataLoss) {
   Mapper& mapper = Start();
-  absl::Status status = mapper.Map(inserts_.Make(kOutboxId, {"1", "Order", "o-1", "T"}), event_);
+  absl::Status status =
+      mapper.Map(inserts_.Make(kOutboxId, {"1", "Order", "o-1", "T"}), source_, event_);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(status.message(),
             "Insert into public.outbox has 4 columns but its Relation message has 5");
@@ -118,7 +119,7 @@ TEST_F(MapperErrorTest, RoutedTopicWithIllegalCharacters) {
 TEST_F(MapperErrorTest, RoutedTopicTooLong) {
   Start();
   // "outbox.event." is 13 characters; 236 more make 249, the longest legal name.
-  ASSERT_TRUE(mapper_->Map(Row("1", std::string(236, 'a'), "o-1", "{}"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("1", std::string(236, 'a'), "o-1", "{}"), source_, event_).ok());
   EXPECT_THAT(ReasonOf(Row("1", std::string(237, 'a'), "o-1", "{}")),
               ::testing::EndsWith("is not a legal Kafka topic name: it is 250 characters long; "
                                   "Kafka allows at most 249"));

@@ -20,7 +20,7 @@ constexpr uint32_t kTimestamp = 1114;
 
 class MapperOptionsTest : public testing::MapperFixture {
  protected:
-  absl::Status MapRow(const pgoutput::Insert& row) { return mapper_->Map(row, event_); }
+  absl::Status MapRow(const pgoutput::Insert& row) { return mapper_->Map(row, source_, event_); }
 };
 
 TEST_F(MapperOptionsTest, TopicRegexAndReplacement) {
@@ -62,7 +62,7 @@ TEST_F(MapperOptionsTest, NullKeysPublishedLikeDebezium) {
 TEST_F(MapperOptionsTest, ExtendedHeadersComeFirstInDebeziumsOrder) {
   cfg_.extended_headers = true;
   cfg_.logical_name = "app";
-  mapper_.emplace(cfg_, std::vector<config::TableName>{{"public", "outbox"}}, "run-1");
+  Create({{"public", "outbox"}}, "run-1");
   mapper_->OnRelation(
       testing::MakeRelation(testing::kOutboxId, "public", "outbox", testing::DebeziumColumns()));
   ASSERT_TRUE(MapRow(Row("1", "Order", "o-1", "{}")).ok());

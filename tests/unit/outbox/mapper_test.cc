@@ -25,7 +25,7 @@ class MapperTest : public testing::MapperFixture {};
 TEST_F(MapperTest, DebeziumDefaults) {
   Mapper& mapper = Start();
   const pgoutput::Insert row = Row(std::string(kUuidText), "Order", "order-42", R"({"total": 10})");
-  ASSERT_TRUE(mapper.Map(row, event_).ok());
+  ASSERT_TRUE(mapper.Map(row, source_, event_).ok());
   EXPECT_EQ(event_.topic, "outbox.event.Order");  // Case kept.
   EXPECT_EQ(event_.key, "order-42");
   EXPECT_EQ(event_.value, R"({"total": 10})");
@@ -36,7 +36,7 @@ TEST_F(MapperTest, DebeziumDefaults) {
 TEST_F(MapperTest, ViewsPointIntoTheWalMessage) {
   Mapper& mapper = Start();
   const pgoutput::Insert row = Row("1", "Order", "o-1", "{}");
-  ASSERT_TRUE(mapper.Map(row, event_).ok());
+  ASSERT_TRUE(mapper.Map(row, source_, event_).ok());
   const std::string_view raw = row.new_tuple.raw;
   EXPECT_GE(event_.value->data(), raw.data());
   EXPECT_LE(event_.value->data() + event_.value->size(), raw.data() + raw.size());
@@ -49,7 +49,7 @@ TEST_F(MapperTest, TextLikePayloadsPassThroughAsStored) {
                             {"aggregateid", kVarchar},
                             {"type", kVarchar},
                             {"payload", oid}});
-    ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{ \"a\" :1 }"), event_).ok()) << oid;
+    ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{ \"a\" :1 }"), source_, event_).ok()) << oid;
     EXPECT_EQ(event_.value, "{ \"a\" :1 }") << oid;
   }
 }
@@ -60,21 +60,21 @@ TEST_F(MapperTest, ByteaPayloadIsHexDecoded) {
                           {"aggregateid", kVarchar},
                           {"type", kVarchar},
                           {"payload", kBytea}});
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "\\x0a0b00ff"), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "\\x0a0b00ff"), source_, event_).ok());
   EXPECT_EQ(event_.value, std::string_view("\x0a\x0b\x00\xff", 4));
   EXPECT_EQ(event_.value->data(), event_.owned_value.data());
 }
 
 TEST_F(MapperTest, NullPayloadIsTombstone) {
   Mapper& mapper = Start();
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", std::nullopt), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", std::nullopt), source_, event_).ok());
   EXPECT_EQ(event_.value, std::nullopt);
   EXPECT_EQ(event_.key, "o-1");
 }
 
 TEST_F(MapperTest, EmptyPayloadIsAnEmptyValueByDefault) {
   Mapper& mapper = Start();
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", ""), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", ""), source_, event_).ok());
   ASSERT_TRUE(event_.value.has_value());
   EXPECT_EQ(*event_.value, "");
   // Producers pass data() to Kafka; a null pointer would turn the empty value into null.
@@ -84,9 +84,9 @@ TEST_F(MapperTest, EmptyPayloadIsAnEmptyValueByDefault) {
 TEST_F(MapperTest, EmptyPayloadIsTombstoneWhenConfigured) {
   cfg_.tombstone_on_empty_payload = true;
   Mapper& mapper = Start();
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", ""), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", ""), source_, event_).ok());
   EXPECT_EQ(event_.value, std::nullopt);
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{}"), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{}"), source_, event_).ok());
   EXPECT_EQ(event_.value, "{}");
 }
 
@@ -97,7 +97,7 @@ TEST_F(MapperTest, EmptyByteaPayloadIsTombstoneWhenConfigured) {
                           {"aggregateid", kVarchar},
                           {"type", kVarchar},
                           {"payload", kBytea}});
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "\\x"), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "\\x"), source_, event_).ok());
   EXPECT_EQ(event_.value, std::nullopt);
 }
 
@@ -111,7 +111,8 @@ TEST_F(MapperTest, CustomColumnNamesAndTopicPattern) {
   Mapper& mapper =
       Start({{"body", kText}, {"entity", kText}, {"kind", kText}, {"event_id", kUuid}});
   ASSERT_TRUE(
-      mapper.Map(inserts_.Make(kOutboxId, {"hello", "c-7", "Customer", "e-1"}), event_).ok());
+      mapper.Map(inserts_.Make(kOutboxId, {"hello", "c-7", "Customer", "e-1"}), source_, event_)
+          .ok());
   EXPECT_EQ(event_.topic, "events-Customer-v1");
   EXPECT_EQ(event_.key, "c-7");
   EXPECT_EQ(event_.value, "hello");
@@ -121,7 +122,7 @@ TEST_F(MapperTest, CustomColumnNamesAndTopicPattern) {
 TEST_F(MapperTest, FixedTopicIgnoresTheRoutingValue) {
   cfg_.topic = "all-events";
   Mapper& mapper = Start();
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{}"), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{}"), source_, event_).ok());
   EXPECT_EQ(event_.topic, "all-events");
 }
 
@@ -136,7 +137,7 @@ TEST_F(MapperTest, AdditionalPlacementBecomesHeadersInConfigOrder) {
   ASSERT_TRUE(
       mapper
           .Map(inserts_.Make(kOutboxId, {"1", "Order", "o-1", "OrderCreated", "{}", std::nullopt}),
-               event_)
+               source_, event_)
           .ok());
   EXPECT_THAT(event_.headers, ElementsAre(Header{"id", "1"}, Header{"eventType", "OrderCreated"},
                                           Header{"tenant", std::nullopt}, Header{"agg", "o-1"}));
@@ -145,8 +146,8 @@ TEST_F(MapperTest, AdditionalPlacementBecomesHeadersInConfigOrder) {
 TEST_F(MapperTest, ReusedEventCarriesNothingOver) {
   cfg_.additional_placement = {{"type", "type"}};
   Mapper& mapper = Start();
-  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{\"first\":1}"), event_).ok());
-  ASSERT_TRUE(mapper.Map(Row("2", "Invoice", "i-9", std::nullopt, "Paid"), event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("1", "Order", "o-1", "{\"first\":1}"), source_, event_).ok());
+  ASSERT_TRUE(mapper.Map(Row("2", "Invoice", "i-9", std::nullopt, "Paid"), source_, event_).ok());
   EXPECT_EQ(event_.topic, "outbox.event.Invoice");
   EXPECT_EQ(event_.key, "i-9");
   EXPECT_EQ(event_.value, std::nullopt);
@@ -158,13 +159,12 @@ TEST_F(MapperTest, UnneededUnchangedToastColumnIsIgnored) {
   const pgoutput::Insert row =
       inserts_.Make(kOutboxId, std::vector<outboxd::testing::TestColumn>{
                                    {"1"}, {"Order"}, {"o-1"}, {std::nullopt, 'u'}, {"{}"}});
-  ASSERT_TRUE(mapper.Map(row, event_).ok());
+  ASSERT_TRUE(mapper.Map(row, source_, event_).ok());
   EXPECT_EQ(event_.value, "{}");
 }
 
 TEST_F(MapperTest, KnowsWhichRelationsAreOutboxTables) {
-  mapper_.emplace(cfg_,
-                  std::vector<config::TableName>{{"public", "outbox"}, {"billing", "events"}});
+  Create({{"public", "outbox"}, {"billing", "events"}});
   mapper_->OnRelation(MakeRelation(RelationId{1}, "public", "outbox", testing::DebeziumColumns()));
   mapper_->OnRelation(MakeRelation(RelationId{2}, "billing", "events", testing::DebeziumColumns()));
   mapper_->OnRelation(MakeRelation(RelationId{3}, "billing", "outbox", testing::DebeziumColumns()));

@@ -3,6 +3,7 @@
 // with tuple bytes from the test-only encoder.
 
 #include <deque>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -76,13 +77,22 @@ class InsertBuilder {
   std::deque<std::string> buffers_;
 };
 
-// A Mapper over `cfg` (configurable before Start) for public.outbox, fed the Debezium relation.
+// A Mapper over `cfg` (configurable before Start) and its encoder for public.outbox, fed the
+// Debezium relation. Rows are mapped at `source_`.
 class MapperFixture : public ::testing::Test {
  protected:
   Mapper& Start(const Columns& columns = DebeziumColumns()) {
-    mapper_.emplace(cfg_, std::vector<config::TableName>{{"public", "outbox"}});
+    Create();
     mapper_->OnRelation(MakeRelation(kOutboxId, "public", "outbox", columns));
     return *mapper_;
+  }
+
+  // A Mapper over `cfg_` for `tables`, with an encoder of its own; no relation seen yet.
+  Mapper& Create(std::vector<config::TableName> tables = {{"public", "outbox"}},
+                 std::string run_id = ProcessRunId()) {
+    mapper_.reset();
+    encoder_ = CreateEncoder(cfg_, std::move(run_id));
+    return mapper_.emplace(cfg_, std::move(tables), *encoder_);
   }
 
   // A Debezium-shaped row: id, aggregatetype, aggregateid, type, payload.
@@ -94,12 +104,14 @@ class MapperFixture : public ::testing::Test {
 
   // The InvalidArgument reason for mapping `insert`.
   std::string ReasonOf(const pgoutput::Insert& insert) {
-    absl::Status status = mapper_->Map(insert, event_);
+    absl::Status status = mapper_->Map(insert, source_, event_);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
     return std::string(status.message());
   }
 
   config::OutboxConfig cfg_;
+  EventSource source_;
+  std::unique_ptr<const Encoder> encoder_;
   std::optional<Mapper> mapper_;
   InsertBuilder inserts_;
   OutboxEvent event_;

@@ -33,9 +33,10 @@ TEST_F(RelationChangeTest, ColumnAddedAtTheEnd) {
           {"type", kVarchar},
           {"payload", kJsonb},
           {"created_at", 1184}});
-  ASSERT_TRUE(
-      mapper_->Map(inserts_.Make(kOutboxId, {"1", "Order", "o-1", "T", "{}", "2024-01-01"}), event_)
-          .ok());
+  ASSERT_TRUE(mapper_
+                  ->Map(inserts_.Make(kOutboxId, {"1", "Order", "o-1", "T", "{}", "2024-01-01"}),
+                        source_, event_)
+                  .ok());
   EXPECT_EQ(event_.key, "o-1");
   EXPECT_EQ(event_.value, "{}");
 }
@@ -48,9 +49,10 @@ TEST_F(RelationChangeTest, ColumnOrderChanged) {
           {"id", kUuid},
           {"extra", kText},
           {"aggregatetype", kVarchar}});
-  ASSERT_TRUE(
-      mapper_->Map(inserts_.Make(kOutboxId, {"{\"x\":1}", "o-9", "id-9", "e", "Invoice"}), event_)
-          .ok());
+  ASSERT_TRUE(mapper_
+                  ->Map(inserts_.Make(kOutboxId, {"{\"x\":1}", "o-9", "id-9", "e", "Invoice"}),
+                        source_, event_)
+                  .ok());
   EXPECT_EQ(event_.topic, "outbox.event.Invoice");
   EXPECT_EQ(event_.key, "o-9");
   EXPECT_EQ(event_.value, "{\"x\":1}");
@@ -64,7 +66,7 @@ TEST_F(RelationChangeTest, ConfiguredColumnDroppedThenRestored) {
   EXPECT_EQ(ReasonOf(inserts_.Make(kOutboxId, {"1", "Order", "T", "{}"})),
             "column aggregateid not found in public.outbox");
   Resend(testing::DebeziumColumns());
-  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "{}"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "{}"), source_, event_).ok());
   EXPECT_EQ(event_.key, "o-1");
 }
 
@@ -75,7 +77,7 @@ TEST_F(RelationChangeTest, PayloadTypeChangedToBytea) {
           {"aggregateid", kVarchar},
           {"type", kVarchar},
           {"payload", kBytea}});
-  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "\\x6869"), event_).ok());
+  ASSERT_TRUE(mapper_->Map(Row("1", "Order", "o-1", "\\x6869"), source_, event_).ok());
   EXPECT_EQ(event_.value, "hi");
 }
 
@@ -87,7 +89,7 @@ TEST_F(RelationChangeTest, TableRenamedAwayStopsBeingAnOutboxTable) {
 }
 
 TEST_F(RelationChangeTest, EndToEndThroughTheDecoder) {
-  mapper_.emplace(cfg_, std::vector<config::TableName>{{"public", "outbox"}});
+  Create();
   std::vector<pgoutput::RelationColumn> columns;
   for (const auto& [name, oid] : testing::DebeziumColumns()) {
     columns.push_back(pgoutput::RelationColumn{0, name, oid, -1});
@@ -103,7 +105,7 @@ TEST_F(RelationChangeTest, EndToEndThroughTheDecoder) {
                      "id-1", "Order", "o-1", "OrderCreated", R"({"a":1})"}));
   absl::StatusOr<pgoutput::Message> insert = pgoutput::Decode(insert_bytes);
   ASSERT_TRUE(insert.ok()) << insert.status();
-  ASSERT_TRUE(mapper_->Map(std::get<pgoutput::Insert>(*insert), event_).ok());
+  ASSERT_TRUE(mapper_->Map(std::get<pgoutput::Insert>(*insert), source_, event_).ok());
   EXPECT_EQ(event_.topic, "outbox.event.Order");
   EXPECT_EQ(event_.key, "o-1");
   EXPECT_EQ(event_.value, R"({"a":1})");

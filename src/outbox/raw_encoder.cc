@@ -1,0 +1,193 @@
+// format = "raw": the Outbox Event Router's record as Kafka Connect's converters write it
+// (DESIGN.md section 5): the payload as stored or through JsonConverter, the optional envelope
+// of "envelope" placements, Debezium's extended headers, "id" and the placed headers.
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "fmt/format.h"
+#include "outbox/converter.h"
+#include "outbox/encoder_parts.h"
+
+namespace outboxd::outbox::internal {
+namespace {
+
+using config::Converter;
+using config::Placement;
+using pgoutput::ColumnKind;
+using pgoutput::ColumnValue;
+
+// Debezium's extended headers, in DebeziumHeaderProducer's order.
+constexpr std::string_view kLogicalNameHeader = "__debezium.context.connectorLogicalName";
+constexpr std::string_view kTaskIdHeader = "__debezium.context.taskId";
+constexpr std::string_view kConnectorNameHeader = "__debezium.context.connectorName";
+constexpr std::string_view kRunIdHeader = "__debezium.context.runId";
+
+class RawEncoder final : public Encoder {
+ public:
+  RawEncoder(const config::OutboxConfig& cfg, std::string run_id)
+      : cfg_(cfg),
+        run_id_(std::move(run_id)),
+        has_envelope_(std::any_of(
+            cfg.additional_placement.begin(), cfg.additional_placement.end(),
+            [](const config::AdditionalField& f) { return f.placement == Placement::kEnvelope; })) {
+  }
+
+  absl::Status Encode(const MappedRow& row, OutboxEvent& out) const override {
+    EncodeKey(cfg_, row, out);
+    if (auto s = EncodeValue(row, out); !s.ok()) return s;
+    SetHeaders(row, out);
+    AppendTraceHeaders(row, out);
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status EncodeValue(const MappedRow& row, OutboxEvent& out) const;
+  void EncodeStringEnvelope(const MappedRow& row, OutboxEvent& out) const;
+  absl::Status EncodeJsonValue(const MappedRow& row, OutboxEvent& out) const;
+  void AppendEnvelopeSchema(const MappedRow& row, std::string& out) const;
+  void SetHeaders(const MappedRow& row, OutboxEvent& out) const;
+
+  const config::OutboxConfig& cfg_;
+  const std::string run_id_;
+  const bool has_envelope_;  // Some placement is "envelope": the value is a struct.
+};
+
+absl::Status RawEncoder::EncodeValue(const MappedRow& row, OutboxEvent& out) const {
+  if (row.tombstone) {  // The Event Router drops the schema too: a real null for every converter.
+    out.value.reset();
+    return absl::OkStatus();
+  }
+  if (cfg_.value_converter != Converter::kString) return EncodeJsonValue(row, out);
+  if (has_envelope_) {
+    EncodeStringEnvelope(row, out);
+  } else {
+    out.value = row.payload;  // Raw text, raw bytea bytes (an intentional difference), or null.
+  }
+  return absl::OkStatus();
+}
+
+// StringConverter on the envelope Struct writes Struct.toString(): "Struct{payload=...,f=...}"
+// with null fields left out.
+void RawEncoder::EncodeStringEnvelope(const MappedRow& row, OutboxEvent& out) const {
+  const RelationLayout& layout = row.layout;
+  std::string& buffer = out.scratch;
+  buffer.assign("Struct{");
+  bool first = true;
+  auto field = [&](std::string_view name, std::optional<std::string_view> text) {
+    if (!text) return;
+    if (!first) buffer.push_back(',');
+    first = false;
+    buffer.append(name).push_back('=');
+    buffer.append(*text);
+  };
+  field("payload", row.payload);
+  for (size_t i = 0; i < layout.placements.size(); ++i) {
+    if (cfg_.additional_placement[i].placement != Placement::kEnvelope) continue;
+    const ColumnValue v = row.Value(layout.placements[i]);
+    const bool is_bool = layout.placement_schemas[i] && layout.placement_schemas[i]->boolean;
+    if (is_bool && v.kind == ColumnKind::kText) {
+      field(cfg_.additional_placement[i].alias, v.data == "t" ? "true" : "false");
+    } else {
+      field(cfg_.additional_placement[i].alias, TextOrNull(v));
+    }
+  }
+  buffer.push_back('}');
+  out.owned_value.swap(buffer);
+  out.value = out.owned_value;
+}
+
+absl::Status RawEncoder::EncodeJsonValue(const MappedRow& row, OutboxEvent& out) const {
+  const RelationLayout& layout = row.layout;
+  // owned_value may hold the decoded bytea payload; build into the other buffer, then swap.
+  std::string& buffer = out.owned_headers;
+  buffer.clear();
+  ColumnSchema payload_schema = *layout.payload_schema;
+  payload_schema.bytea = false;  // `payload` is already decoded; base64 it directly.
+  auto payload_json = [&]() {
+    if (row.payload && layout.payload_is_bytea) {
+      buffer.push_back('"');
+      AppendBase64(*row.payload, buffer);
+      buffer.push_back('"');
+    } else {
+      AppendJsonValue(payload_schema, row.payload, out.scratch, buffer);
+    }
+  };
+  const bool with_schema = cfg_.value_converter == Converter::kJsonWithSchema;
+  if (with_schema) {
+    buffer.append(R"({"schema":)");
+    if (has_envelope_) {
+      AppendEnvelopeSchema(row, buffer);
+    } else {
+      AppendSchema(*layout.payload_schema, buffer);
+    }
+    buffer.append(R"(,"payload":)");
+  }
+  if (has_envelope_) {
+    buffer.append(R"({"payload":)");
+    payload_json();
+    for (size_t i = 0; i < layout.placements.size(); ++i) {
+      if (cfg_.additional_placement[i].placement != Placement::kEnvelope) continue;
+      buffer.push_back(',');
+      AppendJsonString(cfg_.additional_placement[i].alias, buffer);
+      buffer.push_back(':');
+      if (!AppendJsonValue(*layout.placement_schemas[i], row.Text(layout.placements[i]),
+                           out.scratch, buffer)) {
+        return absl::InvalidArgumentError(fmt::format("column {} is not bytea \\x hex text",
+                                                      cfg_.additional_placement[i].column));
+      }
+    }
+    buffer.push_back('}');
+  } else {
+    payload_json();
+  }
+  if (with_schema) buffer.push_back('}');
+  out.owned_value.swap(buffer);
+  out.value = out.owned_value;
+  return absl::OkStatus();
+}
+
+// The Event Router's envelope struct: named after the table's value schema with the first
+// routing value it saw spliced in ("<prefix>.<schema>.<table>.<type>.Value"; Debezium caches
+// the schema built for its first row), fields payload then the envelope placements.
+void RawEncoder::AppendEnvelopeSchema(const MappedRow& row, std::string& out) const {
+  RelationLayout& layout = row.layout;
+  if (layout.value_schema_name.empty()) {
+    const size_t dot = layout.table.find('.');
+    layout.value_schema_name =
+        fmt::format("{}.{}.{}.{}.Value", cfg_.logical_name, layout.table.substr(0, dot),
+                    layout.table.substr(dot + 1), row.Value(layout.aggregate_type).data);
+  }
+  out.append(R"({"type":"struct","fields":[)");
+  AppendSchema(*layout.payload_schema, out, "payload");
+  for (size_t i = 0; i < layout.placements.size(); ++i) {
+    if (cfg_.additional_placement[i].placement != Placement::kEnvelope) continue;
+    out.push_back(',');
+    AppendSchema(*layout.placement_schemas[i], out, cfg_.additional_placement[i].alias);
+  }
+  out.append(R"(],"optional":false,"name":)");
+  AppendJsonString(layout.value_schema_name, out);
+  out.push_back('}');
+}
+
+void RawEncoder::SetHeaders(const MappedRow& row, OutboxEvent& out) const {
+  out.ClearHeaders();
+  if (cfg_.extended_headers) {
+    out.headers.push_back(Header{kLogicalNameHeader, cfg_.logical_name});
+    out.headers.push_back(Header{kTaskIdHeader, "0"});
+    out.headers.push_back(Header{kConnectorNameHeader, cfg_.connector_name});
+    out.headers.push_back(Header{kRunIdHeader, run_id_});
+  }
+  out.headers.push_back(Header{"id", row.Text(row.layout.id)});
+  AppendPlacementHeaders(cfg_, row, out);
+}
+
+}  // namespace
+
+std::unique_ptr<const Encoder> NewRawEncoder(const config::OutboxConfig& cfg, std::string run_id) {
+  return std::make_unique<const RawEncoder>(cfg, std::move(run_id));
+}
+
+}  // namespace outboxd::outbox::internal
