@@ -288,6 +288,8 @@ absl::Status ReadConnector(const SectionReader& reader, OutboxConfig& out) {
 
 }  // namespace
 
+absl::Span<const std::string_view> OutboxKeys() { return kOutboxKeys; }
+
 absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
   if (auto s = reader.CheckKnownKeys(kOutboxKeys); !s.ok()) return s;
   if (auto s = reader.ReadString("topic", kTopicExample, out.topic); !s.ok()) return s;
