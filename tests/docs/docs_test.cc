@@ -216,6 +216,35 @@ TEST_F(ConfigurationDocTest, EnvironmentVariablesMatchTheCode) {
   }
 }
 
+// The TOML blocks of `markdown` (```toml fences).
+std::vector<std::string> TomlBlocks(const std::string& markdown) {
+  std::vector<std::string> blocks;
+  const std::regex fence("```toml\n([\\s\\S]*?)```");
+  for (std::sregex_iterator it(markdown.begin(), markdown.end(), fence), end; it != end; ++it) {
+    blocks.push_back((*it)[1]);
+  }
+  return blocks;
+}
+
+// The example configs users copy are accepted as they are (every ${NAME} set).
+TEST(ExampleConfigTest, ExamplesParse) {
+  const config::Environment any = [](std::string_view) -> std::optional<std::string> {
+    return "example";
+  };
+  for (const char* page : {"README.md", "docs/configuration.md"}) {
+    const std::vector<std::string> blocks = TomlBlocks(ReadSource(page));
+    EXPECT_FALSE(blocks.empty()) << page << ": no ```toml example";
+    for (const std::string& block : blocks) {
+      auto parsed = config::ParseConfig(block, page, any);
+      EXPECT_TRUE(parsed.ok()) << page << ": example does not parse: " << parsed.status();
+    }
+  }
+  auto docker = config::ParseConfig(ReadSource("docker/outboxd.toml"), "docker/outboxd.toml", any);
+  EXPECT_TRUE(docker.ok()) << docker.status();
+  ASSERT_TRUE(docker.ok());
+  EXPECT_EQ(docker->http.listen, "0.0.0.0:8587") << "docker/compose.yaml polls /readyz on 8587";
+}
+
 TEST(OperatingDocTest, ExitCodesMatchExitCodesH) {
   std::map<int, std::string> codes;
   const std::string header = ReadSource(kExitCodesHeader);
