@@ -1,5 +1,5 @@
 // outboxd: relays rows inserted into PostgreSQL outbox tables to Kafka through a logical
-// replication slot. See README.md.
+// replication slot. See README.md and docs/.
 
 #include <cstdio>
 #include <optional>
