@@ -14,6 +14,8 @@ constexpr std::string_view kParserPrefix = "listen address ";
 
 }  // namespace
 
+absl::Span<const std::string_view> HttpKeys() { return kHttpKeys; }
+
 absl::Status ReadHttp(const SectionReader& reader, HttpConfig& out) {
   if (auto s = reader.CheckKnownKeys(kHttpKeys); !s.ok()) return s;
   if (auto s = reader.ReadString("listen", kListenExample, out.listen); !s.ok()) return s;

@@ -1,5 +1,5 @@
 // [outbox]: the Outbox Event Router options, plus the Kafka Connect converter and connector
-// settings that shape the records (README "[outbox]").
+// settings that shape the records (docs/configuration.md "[outbox]").
 
 #include <array>
 #include <utility>
@@ -186,7 +186,7 @@ absl::Status ReadColumns(const SectionReader& reader, OutboxConfig& out) {
                            out.timestamp_column);
 }
 
-// The event contract's format and mapping keys (README "Event formats").
+// The event contract's format and mapping keys (docs/event-formats.md).
 absl::Status ReadContract(const SectionReader& reader, OutboxConfig& out) {
   if (auto s = ReadChoice(reader, "format", kFormats, out.format); !s.ok()) return s;
   if (auto s = ReadChoice(reader, "cloudevents_mode", kCloudEventsModes, out.cloudevents_mode);
@@ -287,6 +287,8 @@ absl::Status ReadConnector(const SectionReader& reader, OutboxConfig& out) {
 }
 
 }  // namespace
+
+absl::Span<const std::string_view> OutboxKeys() { return kOutboxKeys; }
 
 absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
   if (auto s = reader.CheckKnownKeys(kOutboxKeys); !s.ok()) return s;

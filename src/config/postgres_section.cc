@@ -111,6 +111,9 @@ absl::Status ReadConninfo(const SectionReader& reader, const Environment& env, s
 
 }  // namespace
 
+absl::Span<const std::string_view> PostgresKeys() { return kPostgresKeys; }
+absl::Span<const std::string_view> RelayKeys() { return kRelayKeys; }
+
 absl::StatusOr<std::optional<std::string>> ReadOverride(const Environment& env,
                                                         std::string_view name,
                                                         std::string_view fix) {

@@ -19,6 +19,12 @@ absl::Status ReadHttp(const SectionReader& reader, HttpConfig& out);
 absl::Status ReadKafka(std::string_view source, const toml::table* table, const Environment& env,
                        std::vector<std::pair<std::string, std::string>>& out);
 
+// The keys each reader accepts (keys.h gathers them); static storage.
+absl::Span<const std::string_view> PostgresKeys();
+absl::Span<const std::string_view> RelayKeys();
+absl::Span<const std::string_view> OutboxKeys();
+absl::Span<const std::string_view> HttpKeys();
+
 // Reads `name` from `env`: nullopt when unset, InvalidArgument when set but empty (an empty
 // override is almost always a deployment mistake, not a wish for an empty value).
 absl::StatusOr<std::optional<std::string>> ReadOverride(const Environment& env,

@@ -1,5 +1,5 @@
 // outboxd: relays rows inserted into PostgreSQL outbox tables to Kafka through a logical
-// replication slot. See README.md.
+// replication slot. See README.md and docs/.
 
 #include <cstdio>
 #include <optional>
@@ -79,14 +79,14 @@ int Main(const Options& options) {
 
 int main(int argc, char** argv) {
   using namespace outboxd::daemon;
-  absl::StatusOr<Options> options = ParseArgs(argc, argv);
+  absl::StatusOr<Options> options = ParseArgs(argc, argv, outboxd::config::ProcessEnvironment());
   if (!options.ok()) {
     std::fprintf(stderr, "outboxd: %s\n%s", std::string(options.status().message()).c_str(),
                  kUsage.data());
     return kExitUsage;
   }
-  if (options->command == "help") {
-    std::fputs(kUsage.data(), stdout);
+  if (options->command == "help" || options->help) {
+    std::fputs(CommandUsage(options->command).data(), stdout);
     return kExitOk;
   }
   if (options->command == "version") {

@@ -1,9 +1,62 @@
 #include "daemon/options.h"
 
+#include <optional>
+
 #include "fmt/format.h"
 
 namespace outboxd::daemon {
 namespace {
+
+constexpr std::string_view kLogFlagsUsage =
+    "  --log-level debug|info|warn|error   default info, or $OUTBOXD_LOG_LEVEL\n"
+    "  --log-format text|json              default text, or $OUTBOXD_LOG_FORMAT\n";
+
+constexpr std::string_view kRunUsage =
+    "usage: outboxd run --config FILE [--allow-new-slot] [--log-level L] [--log-format F]\n"
+    "       outboxd run --debezium-config CONNECTOR.json [--config FILE] ...\n"
+    "Relays the outbox tables to Kafka until SIGTERM or SIGINT. Exit codes 0-7 are\n"
+    "listed in docs/operating.md.\n"
+    "  --config FILE             the TOML config (docs/configuration.md)\n"
+    "  --debezium-config FILE    a Debezium connector JSON instead; Kafka settings from\n"
+    "                            OUTBOXD_KAFKA_BOOTSTRAP_SERVERS or the [kafka] of --config\n"
+    "  --allow-new-slot          accept a server that lacks what outboxd last confirmed\n"
+    "                            (missing slot, other system or timeline): events in the gap\n"
+    "                            are not published\n";
+constexpr std::string_view kCheckUsage =
+    "usage: outboxd check --config FILE [--offline] [--log-level L] [--log-format F]\n"
+    "       outboxd check --debezium-config CONNECTOR.json [--config FILE] ...\n"
+    "Validates the config, then checks everything `run` needs on the live servers, changing\n"
+    "nothing: one PASS, WARN or FAIL line per check. Exit 0 when nothing failed.\n"
+    "  --offline                 only validate the config, contact no server\n";
+constexpr std::string_view kSlotUsage =
+    "usage: outboxd slot status|create|drop --config FILE [--yes] [--log-level L] ...\n"
+    "Shows, creates or drops the replication slot and publication of the config.\n"
+    "  --yes                     drop: confirm discarding the slot and its position\n";
+constexpr std::string_view kImportUsage =
+    "usage: outboxd import-debezium CONNECTOR.json\n"
+    "Prints the outboxd TOML equivalent to a Debezium connector JSON on stdout; options it\n"
+    "cannot carry over are warned about on stderr.\n";
+constexpr std::string_view kVersionUsage =
+    "usage: outboxd version | outboxd --version\n"
+    "Prints \"outboxd <version>\" (git describe of the build) and exits 0.\n";
+
+bool IsHelp(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+
+// The level and format from OUTBOXD_LOG_LEVEL / OUTBOXD_LOG_FORMAT, before the flags.
+absl::Status ReadLogEnvironment(const EnvLookup& env, Options& options) {
+  if (!env) return absl::OkStatus();
+  if (std::optional<std::string> level = env(kEnvLogLevel);
+      level && !log::ParseLevel(*level, options.level)) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}={}: use debug, info, warn or error", kEnvLogLevel, *level));
+  }
+  if (std::optional<std::string> format = env(kEnvLogFormat);
+      format && !log::ParseFormat(*format, options.format)) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}={}: use text or json", kEnvLogFormat, *format));
+  }
+  return absl::OkStatus();
+}
 
 bool TakesConfig(std::string_view command) {
   return command == "run" || command == "check" || command == "slot";
@@ -48,11 +101,34 @@ absl::Status ParseFlag(int argc, const char* const* argv, int& i, Options& optio
 
 }  // namespace
 
-absl::StatusOr<Options> ParseArgs(int argc, const char* const* argv) {
+std::string_view CommandUsage(std::string_view command) {
+  static const std::string run = fmt::format("{}{}", kRunUsage, kLogFlagsUsage);
+  static const std::string check = fmt::format("{}{}", kCheckUsage, kLogFlagsUsage);
+  static const std::string slot = fmt::format("{}{}", kSlotUsage, kLogFlagsUsage);
+  if (command == "run") return run;
+  if (command == "check") return check;
+  if (command == "slot") return slot;
+  if (command == "import-debezium") return kImportUsage;
+  if (command == "version") return kVersionUsage;
+  return kUsage;
+}
+
+absl::StatusOr<Options> ParseArgs(int argc, const char* const* argv, const EnvLookup& env) {
   if (argc < 2) return absl::InvalidArgumentError("no command given");
   Options options;
   options.command = argv[1];
-  if (options.command == "--help" || options.command == "-h") options.command = "help";
+  if (IsHelp(options.command)) options.command = "help";
+  if (options.command == "--version" || options.command == "-V") options.command = "version";
+  // COMMAND --help anywhere after a known command wins over every other argument.
+  const bool known = TakesConfig(options.command) || options.command == "import-debezium" ||
+                     options.command == "version" || options.command == "help";
+  for (int j = 2; known && j < argc; ++j) {
+    if (IsHelp(argv[j])) {
+      options.help = true;
+      return options;
+    }
+  }
+  if (auto s = ReadLogEnvironment(env, options); !s.ok()) return s;
   int i = 2;
   if (options.command == "slot") {
     if (i >= argc) return absl::InvalidArgumentError("slot needs status, create or drop");

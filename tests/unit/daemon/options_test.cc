@@ -1,5 +1,8 @@
 #include "daemon/options.h"
 
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -79,6 +82,58 @@ TEST(OptionsTest, Rejections) {
   EXPECT_EQ(Parse({"--help"})->command, "help");
   EXPECT_EQ(Parse({"-h"})->command, "help");
   EXPECT_FALSE(Parse({}).ok());
+}
+
+TEST(OptionsTest, VersionFlag) {
+  EXPECT_EQ(Parse({"--version"})->command, "version");
+  EXPECT_EQ(Parse({"-V"})->command, "version");
+}
+
+TEST(OptionsTest, CommandHelpWinsOverEverythingElse) {
+  for (const char* command : {"run", "check", "slot", "import-debezium", "version"}) {
+    auto options = Parse({command, "--help"});
+    ASSERT_TRUE(options.ok()) << command << ": " << options.status();
+    EXPECT_TRUE(options->help);
+    EXPECT_EQ(options->command, command);
+    EXPECT_THAT(CommandUsage(command),
+                ::testing::StartsWith(std::string("usage: outboxd ") + command));
+  }
+  EXPECT_TRUE(Parse({"slot", "rename", "--bogus", "-h"})->help);
+  EXPECT_FALSE(Parse({"frobnicate", "--help"}).ok());
+  EXPECT_EQ(CommandUsage("help"), kUsage);
+}
+
+absl::StatusOr<Options> ParseWithEnv(std::vector<const char*> args,
+                                     std::map<std::string, std::string> env) {
+  args.insert(args.begin(), "outboxd");
+  return ParseArgs(static_cast<int>(args.size()), args.data(),
+                   [env](std::string_view name) -> std::optional<std::string> {
+                     auto it = env.find(std::string(name));
+                     if (it == env.end()) return std::nullopt;
+                     return it->second;
+                   });
+}
+
+TEST(OptionsTest, LogLevelAndFormatFromTheEnvironmentUnlessAFlagSaysOtherwise) {
+  const std::map<std::string, std::string> env = {{"OUTBOXD_LOG_LEVEL", "debug"},
+                                                  {"OUTBOXD_LOG_FORMAT", "json"}};
+  auto from_env = ParseWithEnv({"run", "--config", "f"}, env);
+  ASSERT_TRUE(from_env.ok()) << from_env.status();
+  EXPECT_EQ(from_env->level, log::Level::kDebug);
+  EXPECT_EQ(from_env->format, log::Format::kJson);
+  auto flags =
+      ParseWithEnv({"run", "--config", "f", "--log-level=error", "--log-format=text"}, env);
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->level, log::Level::kError);
+  EXPECT_EQ(flags->format, log::Format::kText);
+  EXPECT_THAT(
+      ParseWithEnv({"run", "--config", "f"}, {{"OUTBOXD_LOG_LEVEL", "loud"}}).status().message(),
+      HasSubstr("OUTBOXD_LOG_LEVEL=loud"));
+  EXPECT_THAT(
+      ParseWithEnv({"run", "--config", "f"}, {{"OUTBOXD_LOG_FORMAT", "xml"}}).status().message(),
+      HasSubstr("OUTBOXD_LOG_FORMAT=xml: use text or json"));
+  // Without an environment (the two-argument call), the defaults.
+  EXPECT_EQ(Parse({"run", "--config", "f"})->level, log::Level::kInfo);
 }
 
 }  // namespace

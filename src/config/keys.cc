@@ -1,0 +1,14 @@
+#include "config/keys.h"
+
+#include "config/sections.h"
+
+namespace outboxd::config {
+
+std::vector<SectionKeys> AcceptedKeys() {
+  return {{"postgres", internal::PostgresKeys()},
+          {"outbox", internal::OutboxKeys()},
+          {"relay", internal::RelayKeys()},
+          {"http", internal::HttpKeys()}};
+}
+
+}  // namespace outboxd::config
