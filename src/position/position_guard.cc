@@ -12,9 +12,42 @@ namespace outboxd::position {
 PositionGuard::PositionGuard(PositionStore& store, GuardOptions options)
     : store_(store), options_(std::move(options)) {}
 
+PositionGuard::~PositionGuard() {
+  if (prefetched_.valid()) prefetched_.wait();
+}
+
+void PositionGuard::Prefetch() {
+  prefetched_ = std::async(std::launch::async, [this] { return Load(); });
+}
+
+PositionGuard::Loaded PositionGuard::Load() {
+  const auto started = std::chrono::steady_clock::now();
+  Loaded loaded{.record = store_.Load(options_.slot), .topic = absl::OkStatus()};
+  // A record read means the topic exists; otherwise make sure it is a compacted one.
+  if (loaded.record.ok() && !loaded.record->has_value()) loaded.topic = store_.EnsureTopic();
+  log::Info("read the position record of slot {} from Kafka in {} ms", options_.slot,
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  started)
+                .count());
+  return loaded;
+}
+
+void PositionGuard::EnsureTopic(absl::Status known) {
+  if (known.ok() && !topic_ready_) known = store_.EnsureTopic();
+  topic_ready_ = known.ok();
+  if (!known.ok()) {
+    log::Warn("position records of slot {} are not written: {}", options_.slot, MessageOf(known));
+  }
+}
+
 absl::Status PositionGuard::Check(const ServerView& server) {
   if (!loaded_) {
-    auto loaded = store_.Load(options_.slot);
+    // A failed prefetch is read again here: Kafka may answer now.
+    Loaded fetched = prefetched_.valid()
+                         ? prefetched_.get()
+                         : Loaded{.record = absl::UnavailableError("not read yet"), .topic = {}};
+    if (absl::IsUnavailable(fetched.record.status())) fetched = Load();
+    absl::StatusOr<std::optional<PositionRecord>>& loaded = fetched.record;
     if (absl::IsDataLoss(loaded.status()) && options_.allow_new_slot) {
       log::Warn("--allow-new-slot: ignoring the unreadable position record: {}",
                 MessageOf(loaded.status()));
@@ -29,16 +62,10 @@ absl::Status PositionGuard::Check(const ServerView& server) {
                 (*loaded)->lsn.ToString(), (*loaded)->system_id, (*loaded)->timeline);
     }
     last_ = *loaded;
-    // A record read means the topic exists.
-    topic_ready_ = last_.has_value();
-  }
-  if (!topic_ready_) {
-    absl::Status created = store_.EnsureTopic();
-    topic_ready_ = created.ok();
-    if (!created.ok()) {
-      log::Warn("position records of slot {} are not written: {}", options_.slot,
-                MessageOf(created));
-    }
+    topic_ready_ = fetched.topic.ok();
+    if (!topic_ready_) EnsureTopic(fetched.topic);
+  } else if (!topic_ready_) {
+    EnsureTopic(absl::OkStatus());  // Failed before: try again at this connect.
   }
   absl::Status status = CheckResume(last_, server);
   if (!status.ok() && options_.allow_new_slot) {

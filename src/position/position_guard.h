@@ -5,10 +5,12 @@
 // (relay/slot_stream.cc), at a bounded cadence, never per event.
 
 #include <chrono>
+#include <future>
 #include <optional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "position/position_store.h"
 #include "position/resume_check.h"
 
@@ -25,8 +27,14 @@ class PositionGuard {
  public:
   // `store` must outlive the guard.
   PositionGuard(PositionStore& store, GuardOptions options);
+  ~PositionGuard();  // Waits for a prefetch still running.
   PositionGuard(const PositionGuard&) = delete;
   PositionGuard& operator=(const PositionGuard&) = delete;
+
+  // Starts reading the last record on another thread, so that Kafka answers while the relay
+  // connects to Postgres (start-up time is also restart time after a failover). Optional:
+  // Check reads it itself when this was not called. Call at most once, before Check.
+  void Prefetch();
 
   // Loads the last record on first use (Unavailable while Kafka does not answer: the relay
   // retries) and makes sure the topic exists (a failure there is logged: no record is written
@@ -45,9 +53,21 @@ class PositionGuard {
   std::chrono::milliseconds interval() const { return options_.interval; }
 
  private:
+  struct Loaded {
+    absl::StatusOr<std::optional<PositionRecord>> record;
+    absl::Status topic;  // Of making sure the topic exists, when no record was found.
+  };
+  // Reads the record and, when there is none, makes sure the topic exists; logs the time.
+  Loaded Load();
+  // Sets topic_ready_: from `known` when it failed, else by making sure the topic exists
+  // (unless already known to). A failure is logged: no record is written meanwhile.
+  void EnsureTopic(absl::Status known);
+
   PositionStore& store_;
   const GuardOptions options_;
   bool loaded_ = false;
+  // The read Prefetch started; consumed by the first Check.
+  std::future<Loaded> prefetched_;
   std::optional<PositionRecord> last_;  // Loaded or last written.
   std::optional<ServerView> server_;    // Accepted by the last Check.
   bool written_once_ = false;           // By this run.

@@ -1,3 +1,5 @@
+#include <chrono>
+
 #include "common/log.h"
 #include "pg/catalog.h"
 #include "pg/connection.h"
@@ -18,20 +20,35 @@ pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
   return options;
 }
 
+// Milliseconds since `since`, for the start-up breakdown in the log.
+int64_t MillisSince(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               since)
+      .count();
+}
+
 absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
     const config::PostgresConfig& pg, const pg::ResumeCheck& resume_check) {
+  const auto started = std::chrono::steady_clock::now();
   auto conn = pg::Connection::Open(pg.conninfo);
   if (!conn.ok()) return conn.status();
+  const int64_t connect_ms = MillisSince(started);
   pg::SetupOptions options = ToSetupOptions(pg);
   options.resume_check = resume_check;
+  const auto prepare_started = std::chrono::steady_clock::now();
   auto identity = pg::PrepareReplication(*conn, options);
   if (!identity.ok()) return identity.status();
+  const int64_t prepare_ms = MillisSince(prepare_started);
+  const auto start_started = std::chrono::steady_clock::now();
   auto stream = pg::ReplicationStream::Start(
       std::move(*conn),
       {.slot = pg.slot, .publication = pg.publication, .messages = !pg.message_prefixes.empty()});
   if (!stream.ok()) return stream.status();
-  log::Info("streaming slot {} of database {} (system {}, timeline {}) to Kafka", pg.slot,
-            identity->database, identity->system_id, identity->timeline);
+  log::Info(
+      "streaming slot {} of database {} (system {}, timeline {}) to Kafka; start-up: connect {} "
+      "ms, server checks, failover checks and slot set-up {} ms, START_REPLICATION {} ms",
+      pg.slot, identity->database, identity->system_id, identity->timeline, connect_ms, prepare_ms,
+      MillisSince(start_started));
   return std::make_unique<pg::ReplicationStream>(std::move(*stream));
 }
 
@@ -43,6 +60,7 @@ bool NeedsNullability(const config::OutboxConfig& outbox) {
 // One catalog read before streaming: the NOT NULL columns (json_with_schema) and the refusal
 // of a contract mapping the tables cannot carry (FailedPrecondition, as `check` reports it).
 absl::StatusOr<NotNullColumns> ReadTableCatalog(const config::Config& config) {
+  const auto started = std::chrono::steady_clock::now();
   auto conn = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd");
   if (!conn.ok()) return conn.status();
   NotNullColumns out;
@@ -57,6 +75,7 @@ absl::StatusOr<NotNullColumns> ReadTableCatalog(const config::Config& config) {
     }
     if (NeedsNullability(config.outbox)) out.emplace_back(t, std::move((*info)->not_null));
   }
+  log::Info("read the outbox tables' catalog in {} ms", MillisSince(started));
   return out;
 }
 

@@ -36,6 +36,9 @@ absl::Status StreamSupervisor::OpenIfDue() {
   auto stream = SlotStream::Open(ctx_, publisher_, encoder_, slot_);
   if (!stream.ok()) return OnFailure(stream.status());
   stream_ = std::move(*stream);
+  log::Info("slot {} streaming {} ms after its stream started opening", slot_,
+            std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.clock.SteadyNow() - started_)
+                .count());
   if (connected_before_) ctx_.metrics.reconnects.With("postgres").Add();
   connected_before_ = true;
   ctx_.health.SetStreaming(true, Concat("streaming slot ", slot_));
