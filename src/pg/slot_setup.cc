@@ -80,9 +80,7 @@ absl::Status CreatePublication(Connection& conn, const SetupOptions& options) {
                                               "; the outboxd role must own the outbox tables ",
                                               "to publish them: run as a superuser: ", sql));
   }
-  // Another instance may have created it first; the checks below then accept it.
-  if (Contains(MessageOf(created.status()), "already exists")) return absl::OkStatus();
-  return created.status();
+  return JudgePublicationCreateFailure(created.status());
 }
 
 absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
@@ -145,12 +143,7 @@ absl::Status CreateSlot(Connection& conn, const SetupOptions& options) {
               options.slot, Value(created->get(), 0, 1));
     return absl::OkStatus();
   }
-  if (Contains(MessageOf(created.status()), "already exists")) return absl::OkStatus();
-  if (Contains(MessageOf(created.status()), "all replication slots are in use")) {
-    return absl::FailedPreconditionError(Concat(
-        MessageOf(created.status()), "; raise max_replication_slots or drop an unused slot"));
-  }
-  return created.status();
+  return JudgeSlotCreateFailure(created.status());
 }
 
 absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
@@ -189,6 +182,21 @@ absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
 }
 
 }  // namespace
+
+absl::Status JudgePublicationCreateFailure(absl::Status failure) {
+  // Another instance may have created it first; the checks below then accept it.
+  if (Contains(MessageOf(failure), "already exists")) return absl::OkStatus();
+  return failure;
+}
+
+absl::Status JudgeSlotCreateFailure(absl::Status failure) {
+  if (Contains(MessageOf(failure), "already exists")) return absl::OkStatus();
+  if (Contains(MessageOf(failure), "all replication slots are in use")) {
+    return absl::FailedPreconditionError(
+        Concat(MessageOf(failure), "; raise max_replication_slots or drop an unused slot"));
+  }
+  return failure;
+}
 
 absl::Status LostSlotOr(Connection& conn, std::string_view slot, absl::Status failure) {
   auto result = conn.Query(SlotStateSql(conn.QuoteLiteral(slot), PQserverVersion(conn.raw())),
