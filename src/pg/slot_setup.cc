@@ -14,6 +14,11 @@
 namespace outboxd::pg {
 namespace {
 
+// The SQLSTATEs set-up matches; the server translates its messages per lc_messages.
+constexpr std::string_view kDuplicateObject = "42710";
+constexpr std::string_view kUniqueViolation = "23505";
+constexpr std::string_view kConfigurationLimitExceeded = "53400";
+
 std::string Display(const QualifiedTable& t) { return Concat(t.schema, ".", t.name); }
 
 absl::Status CheckWalLevel(Connection& conn) {
@@ -184,14 +189,17 @@ absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
 }  // namespace
 
 absl::Status JudgePublicationCreateFailure(absl::Status failure) {
-  // Another instance may have created it first; the checks below then accept it.
-  if (Contains(MessageOf(failure), "already exists")) return absl::OkStatus();
+  // Another instance may have created it first; the checks below then accept it. A create
+  // that raced it to the catalog's unique index fails with unique_violation instead.
+  const std::string sqlstate = SqlStateOf(failure);
+  if (sqlstate == kDuplicateObject || sqlstate == kUniqueViolation) return absl::OkStatus();
   return failure;
 }
 
 absl::Status JudgeSlotCreateFailure(absl::Status failure) {
-  if (Contains(MessageOf(failure), "already exists")) return absl::OkStatus();
-  if (Contains(MessageOf(failure), "all replication slots are in use")) {
+  const std::string sqlstate = SqlStateOf(failure);
+  if (sqlstate == kDuplicateObject) return absl::OkStatus();
+  if (sqlstate == kConfigurationLimitExceeded) {  // max_replication_slots reached.
     return absl::FailedPreconditionError(
         Concat(MessageOf(failure), "; raise max_replication_slots or drop an unused slot"));
   }
