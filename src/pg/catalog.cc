@@ -23,7 +23,9 @@ std::string QuotedTable(Connection& conn, const QualifiedTable& t) {
 absl::StatusOr<int> CountRows(Connection& conn, const std::string& sql, std::string_view what) {
   auto result = conn.Query(sql, what);
   if (!result.ok()) return result.status();
-  return std::atoi(PQgetvalue(result->get(), 0, 0));
+  const std::optional<int> count = ParseInt<int>(Value(result->get(), 0, 0));
+  if (!count) return absl::DataLossError(Concat(what, ": the count is no number"));
+  return *count;
 }
 
 }  // namespace

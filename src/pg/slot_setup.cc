@@ -1,6 +1,6 @@
 #include "pg/slot_setup.h"
 
-#include <cstdlib>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "common/log.h"
@@ -39,8 +39,11 @@ absl::StatusOr<ServerIdentity> IdentifySystem(Connection& conn) {
   if (PQntuples(r) != 1 || PQnfields(r) < 4) {
     return absl::DataLossError("IDENTIFY_SYSTEM returned an unexpected shape");
   }
+  const std::optional<int> timeline = ParseInt<int>(Value(r, 0, 1));
+  if (!timeline)
+    return absl::DataLossError("IDENTIFY_SYSTEM returned a timeline that is no number");
   ServerIdentity id{.system_id = std::string(Value(r, 0, 0)),
-                    .timeline = std::atoi(PQgetvalue(r, 0, 1)),
+                    .timeline = *timeline,
                     .wal_position = Lsn::Parse(Value(r, 0, 2)).value_or(Lsn()),
                     .database = std::string(Value(r, 0, 3))};
   return id;
