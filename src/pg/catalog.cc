@@ -112,6 +112,7 @@ std::string CreatePublicationSql(Connection& conn, std::string_view publication,
   // A table-less outbox still needs a publication for pgoutput to start; an empty one is fine.
   if (tables.empty()) return Concat("CREATE PUBLICATION ", conn.QuoteIdentifier(publication));
   std::vector<std::string> names;
+  names.reserve(tables.size());
   for (const QualifiedTable& t : tables) names.push_back(QuotedTable(conn, t));
   return fmt::format("CREATE PUBLICATION {} FOR TABLE {} WITH (publish = 'insert')",
                      conn.QuoteIdentifier(publication), fmt::join(names, ", "));
