@@ -2,7 +2,9 @@
 // String helpers over std::string_view (Debian's absl::string_view is a distinct type, so
 // absl's string functions do not take std::string_view).
 
+#include <charconv>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,15 @@ std::string Concat(const Args&... args) {
 
 inline bool Contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
+}
+
+// The whole of `text` as a base-10 integer; nullopt when it is not one or does not fit `Int`.
+template <typename Int>
+std::optional<Int> ParseInt(std::string_view text) {
+  Int value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 inline std::string_view TrimTrailingSpace(std::string_view text) {

@@ -23,7 +23,9 @@ std::string QuotedTable(Connection& conn, const QualifiedTable& t) {
 absl::StatusOr<int> CountRows(Connection& conn, const std::string& sql, std::string_view what) {
   auto result = conn.Query(sql, what);
   if (!result.ok()) return result.status();
-  return std::atoi(PQgetvalue(result->get(), 0, 0));
+  const std::optional<int> count = ParseInt<int>(Value(result->get(), 0, 0));
+  if (!count) return absl::DataLossError(Concat(what, ": the count is no number"));
+  return *count;
 }
 
 }  // namespace
@@ -110,6 +112,7 @@ std::string CreatePublicationSql(Connection& conn, std::string_view publication,
   // A table-less outbox still needs a publication for pgoutput to start; an empty one is fine.
   if (tables.empty()) return Concat("CREATE PUBLICATION ", conn.QuoteIdentifier(publication));
   std::vector<std::string> names;
+  names.reserve(tables.size());
   for (const QualifiedTable& t : tables) names.push_back(QuotedTable(conn, t));
   return fmt::format("CREATE PUBLICATION {} FOR TABLE {} WITH (publish = 'insert')",
                      conn.QuoteIdentifier(publication), fmt::join(names, ", "));

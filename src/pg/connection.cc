@@ -68,9 +68,8 @@ std::string WithFix(std::string message, const char* user_or_null) {
   return message;
 }
 
-}  // namespace
-
-absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message) {
+// The code and text of a server error (ErrorResponse) with `sqlstate`; see ClassifyServerError.
+absl::Status ServerErrorStatus(std::string_view sqlstate, std::string_view message) {
   std::string text = Concat(message, " (SQLSTATE ", sqlstate, ")");
   if (sqlstate == "55006") {
     text +=
@@ -88,6 +87,14 @@ absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view mes
     return absl::FailedPreconditionError(text);
   }
   return absl::InvalidArgumentError(text);
+}
+
+}  // namespace
+
+absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message) {
+  absl::Status status = ServerErrorStatus(sqlstate, message);
+  SetSqlState(status, sqlstate);
+  return status;
 }
 
 absl::Status ClassifyConnectError(PGPing server, std::string_view message) {

@@ -25,6 +25,8 @@ using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
 // The one place that decides what a libpq failure means (STYLE.md rule 2): Unavailable for
 // faults that retrying can cure (network, restarts, slot busy), PermissionDenied for auth and
 // privileges, FailedPrecondition for server settings and objects, InvalidArgument otherwise.
+// The status carries `sqlstate` (SqlStateOf, common/status.h): match that, not `message`,
+// which the server translates per lc_messages.
 absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message);
 // For a connection that failed before any SQLSTATE exists (refused, auth, unknown database).
 // `server` is libpq's verdict on the server for the same conninfo (PQpingParams): it decides

@@ -1,7 +1,6 @@
 #include "pg/server_checks.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "common/status.h"
 #include "common/strings.h"
@@ -86,14 +85,14 @@ class ServerChecker {
     auto used_slots = CountSlots(conn_);
     if (Ok(max_slots.status(), "max_replication_slots") &&
         Ok(used_slots.status(), "max_replication_slots")) {
-      out_.push_back(CheckCapacity("max_replication_slots", std::atoi(max_slots->c_str()),
+      out_.push_back(CheckCapacity("max_replication_slots", ParseInt<int>(*max_slots).value_or(0),
                                    *used_slots, slot_.has_value() ? 0 : 1, "slots"));
     }
     auto max_senders = ShowSetting(conn_, "max_wal_senders");
     auto used_senders = CountWalSenders(conn_);
     if (Ok(max_senders.status(), "max_wal_senders") &&
         Ok(used_senders.status(), "max_wal_senders")) {
-      out_.push_back(CheckCapacity("max_wal_senders", std::atoi(max_senders->c_str()),
+      out_.push_back(CheckCapacity("max_wal_senders", ParseInt<int>(*max_senders).value_or(0),
                                    *used_senders, 1, "WAL senders"));
     }
     auto keep = ShowSetting(conn_, "max_slot_wal_keep_size");

@@ -1,6 +1,6 @@
 #include "pg/slot_setup.h"
 
-#include <cstdlib>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "common/log.h"
@@ -13,6 +13,11 @@
 
 namespace outboxd::pg {
 namespace {
+
+// The SQLSTATEs set-up matches; the server translates its messages per lc_messages.
+constexpr std::string_view kDuplicateObject = "42710";
+constexpr std::string_view kUniqueViolation = "23505";
+constexpr std::string_view kConfigurationLimitExceeded = "53400";
 
 std::string Display(const QualifiedTable& t) { return Concat(t.schema, ".", t.name); }
 
@@ -34,8 +39,11 @@ absl::StatusOr<ServerIdentity> IdentifySystem(Connection& conn) {
   if (PQntuples(r) != 1 || PQnfields(r) < 4) {
     return absl::DataLossError("IDENTIFY_SYSTEM returned an unexpected shape");
   }
+  const std::optional<int> timeline = ParseInt<int>(Value(r, 0, 1));
+  if (!timeline)
+    return absl::DataLossError("IDENTIFY_SYSTEM returned a timeline that is no number");
   ServerIdentity id{.system_id = std::string(Value(r, 0, 0)),
-                    .timeline = std::atoi(PQgetvalue(r, 0, 1)),
+                    .timeline = *timeline,
                     .wal_position = Lsn::Parse(Value(r, 0, 2)).value_or(Lsn()),
                     .database = std::string(Value(r, 0, 3))};
   return id;
@@ -80,9 +88,7 @@ absl::Status CreatePublication(Connection& conn, const SetupOptions& options) {
                                               "; the outboxd role must own the outbox tables ",
                                               "to publish them: run as a superuser: ", sql));
   }
-  // Another instance may have created it first; the checks below then accept it.
-  if (Contains(MessageOf(created.status()), "already exists")) return absl::OkStatus();
-  return created.status();
+  return JudgePublicationCreateFailure(created.status());
 }
 
 absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
@@ -145,12 +151,7 @@ absl::Status CreateSlot(Connection& conn, const SetupOptions& options) {
               options.slot, Value(created->get(), 0, 1));
     return absl::OkStatus();
   }
-  if (Contains(MessageOf(created.status()), "already exists")) return absl::OkStatus();
-  if (Contains(MessageOf(created.status()), "all replication slots are in use")) {
-    return absl::FailedPreconditionError(Concat(
-        MessageOf(created.status()), "; raise max_replication_slots or drop an unused slot"));
-  }
-  return created.status();
+  return JudgeSlotCreateFailure(created.status());
 }
 
 absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
@@ -189,6 +190,24 @@ absl::Status CheckSlot(Connection& conn, const SetupOptions& options) {
 }
 
 }  // namespace
+
+absl::Status JudgePublicationCreateFailure(absl::Status failure) {
+  // Another instance may have created it first; the checks below then accept it. A create
+  // that raced it to the catalog's unique index fails with unique_violation instead.
+  const std::string sqlstate = SqlStateOf(failure);
+  if (sqlstate == kDuplicateObject || sqlstate == kUniqueViolation) return absl::OkStatus();
+  return failure;
+}
+
+absl::Status JudgeSlotCreateFailure(absl::Status failure) {
+  const std::string sqlstate = SqlStateOf(failure);
+  if (sqlstate == kDuplicateObject) return absl::OkStatus();
+  if (sqlstate == kConfigurationLimitExceeded) {  // max_replication_slots reached.
+    return absl::FailedPreconditionError(
+        Concat(MessageOf(failure), "; raise max_replication_slots or drop an unused slot"));
+  }
+  return failure;
+}
 
 absl::Status LostSlotOr(Connection& conn, std::string_view slot, absl::Status failure) {
   auto result = conn.Query(SlotStateSql(conn.QuoteLiteral(slot), PQserverVersion(conn.raw())),

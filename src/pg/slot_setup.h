@@ -48,6 +48,15 @@ absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupO
 // 17+ primary (`standby` false). No snapshot is exported: outboxd streams from "now".
 std::string CreateSlotCommand(std::string_view quoted_slot, int server_version, bool standby);
 
+// What a failed CREATE PUBLICATION means for set-up: OK when another instance created the
+// publication first (the checks that follow then accept it), else `failure` (from
+// Connection::Query) unchanged.
+absl::Status JudgePublicationCreateFailure(absl::Status failure);
+// What a failed CREATE_REPLICATION_SLOT means: OK when the slot exists already (another
+// instance won the race), FailedPrecondition naming the fix when every slot is in use (a retry
+// cannot make room), else `failure` (from Connection::Query) unchanged.
+absl::Status JudgeSlotCreateFailure(absl::Status failure);
+
 // For a command on `slot` that failed with `failure`: reads the slot's row on `conn` (an idle
 // connection that runs SQL) and returns Aborted with pg::LostSlotMessage when Postgres has
 // invalidated the slot (wal_status = lost), else `failure` unchanged. Never recreates anything.

@@ -33,8 +33,8 @@ bool IsLost(const SlotState& state) {
   return state.wal_status == "lost" || !state.invalidation_reason.empty();
 }
 
-SlotVerdict AtRisk(const SlotState& state, const SlotPolicy& policy, std::string cause,
-                   std::string reason) {
+SlotVerdict AtRisk(const SlotState& state, const SlotPolicy& policy, const std::string& cause,
+                   const std::string& reason) {
   return {
       .risk = SlotRisk::kAtRisk,
       .reason = Concat("slot ", policy.slot, " at risk: ", reason),
