@@ -79,7 +79,7 @@ enum class InvalidOpBehavior { kWarn, kError, kFatal };
 // is empty (empty_keys) or whose id, key or type is NULL (null_keys).
 enum class KeyPolicy { kDeadLetter, kPublish };
 
-// [outbox] format: what a record's value and headers carry (README "Event formats").
+// [outbox] format: what a record's value and headers carry (docs/event-formats.md).
 // kRaw is the Event Router's output (Debezium-compatible); the others follow
 // proto/outboxd/v1/event.proto.
 enum class Format { kRaw, kEnvelopeJson, kEnvelopeProtobuf, kCloudEvents };
