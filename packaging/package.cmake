@@ -7,7 +7,9 @@
 #   <prefix>/bin/outboxd
 #   /etc/outboxd/outboxd.toml            (conffile, 0640 root:outboxd via postinst)
 #   /lib/systemd/system/outboxd.service  (hardened; not enabled on install)
-#   <prefix>/share/doc/outboxd/README.md
+#   <prefix>/share/doc/outboxd/README.md, LICENSE, CHANGELOG.md
+#   <prefix>/share/doc/outboxd/docs/      (the docs/ pages, alert rules and dashboard, so the
+#                                          README's relative links resolve)
 
 include(GNUInstallDirs)  # With prefix /usr, CMAKE_INSTALL_FULL_SYSCONFDIR is /etc.
 
@@ -39,7 +41,9 @@ configure_file("${pkg_src}/conffiles.in" "${pkg_gen}/debian/conffiles" @ONLY)
 install(TARGETS outboxd RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(FILES "${pkg_src}/outboxd.toml" DESTINATION "${OUTBOXD_CONFIG_DIR}")
 install(FILES "${pkg_gen}/outboxd.service" DESTINATION "${unit_dir}")
-install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+install(FILES "${PROJECT_SOURCE_DIR}/README.md" "${PROJECT_SOURCE_DIR}/LICENSE"
+  "${PROJECT_SOURCE_DIR}/CHANGELOG.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/" DESTINATION "${CMAKE_INSTALL_DOCDIR}/docs")
 
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "outboxd")

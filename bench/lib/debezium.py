@@ -16,7 +16,7 @@ import time
 from .competitors import BENCH_PUBLICATION
 from .services import SCRIPTS, log, proc_cpu_s, proc_hwm_kb, wait_for
 
-# The settings of the tuned variant (README "Performance" explains each).
+# The settings of the tuned variant (docs/performance.md explains each).
 TUNED_CONNECTOR = {"max.batch.size": "16384", "max.queue.size": "65536",
                    "poll.interval.ms": "10"}
 TUNED_WORKER = ["producer.linger.ms=5", "producer.batch.size=524288",

@@ -9,8 +9,8 @@ namespace {
 
 absl::Status Invalid(std::string_view text, std::string_view problem) {
   return absl::InvalidArgumentError(fmt::format(
-      "listen address \"{}\" {}; write host:port, e.g. 127.0.0.1:9187, 0.0.0.0:9187 for every "
-      "interface or [::1]:9187 for IPv6",
+      "listen address \"{}\" {}; write host:port, e.g. 127.0.0.1:8587, 0.0.0.0:8587 for every "
+      "interface or [::1]:8587 for IPv6",
       text, problem));
 }
 

@@ -48,11 +48,11 @@ void Info(fmt::format_string<Args...> f, Args&&... args) {
 }
 template <typename... Args>
 void Warn(fmt::format_string<Args...> f, Args&&... args) {
-  Write(Level::kWarn, fmt::format(f, std::forward<Args>(args)...));
+  if (Enabled(Level::kWarn)) Write(Level::kWarn, fmt::format(f, std::forward<Args>(args)...));
 }
 template <typename... Args>
 void Error(fmt::format_string<Args...> f, Args&&... args) {
-  Write(Level::kError, fmt::format(f, std::forward<Args>(args)...));
+  if (Enabled(Level::kError)) Write(Level::kError, fmt::format(f, std::forward<Args>(args)...));
 }
 
 }  // namespace outboxd::log

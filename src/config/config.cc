@@ -15,7 +15,7 @@
 namespace outboxd::config {
 namespace {
 
-constexpr std::string_view kSections[] = {"postgres", "kafka", "outbox", "relay", "http"};
+constexpr std::string_view kSections[] = {"postgres", "kafka", "outbox", "relay", "http", "log"};
 
 absl::StatusOr<toml::table> ParseToml(std::string_view text, std::string_view source) {
   if (auto unsafe = internal::FindTomlUnsafeCodePoint(text)) {
@@ -54,7 +54,7 @@ absl::Status CheckTopLevel(std::string_view source, const toml::table& root) {
     if (!node.is_table()) {
       return absl::InvalidArgumentError(fmt::format(
           "{}unknown key {} outside any section; put it under [postgres], [kafka], [outbox], "
-          "[relay] or [http]",
+          "[relay], [http] or [log]",
           where, name));
     }
     return absl::InvalidArgumentError(fmt::format("{}unknown section [{}]{}", where, name,
@@ -93,6 +93,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view 
   if (auto s = internal::ReadOutbox(section("outbox"), config.outbox); !s.ok()) return s;
   if (auto s = internal::ReadRelay(section("relay"), config.relay); !s.ok()) return s;
   if (auto s = internal::ReadHttp(section("http"), config.http); !s.ok()) return s;
+  if (auto s = internal::ReadLog(section("log"), config.log); !s.ok()) return s;
   return config;
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/log.h"
 
 namespace outboxd::config {
 
@@ -79,7 +80,7 @@ enum class InvalidOpBehavior { kWarn, kError, kFatal };
 // is empty (empty_keys) or whose id, key or type is NULL (null_keys).
 enum class KeyPolicy { kDeadLetter, kPublish };
 
-// [outbox] format: what a record's value and headers carry (README "Event formats").
+// [outbox] format: what a record's value and headers carry (docs/event-formats.md).
 // kRaw is the Event Router's output (Debezium-compatible); the others follow
 // proto/outboxd/v1/event.proto.
 enum class Format { kRaw, kEnvelopeJson, kEnvelopeProtobuf, kCloudEvents };
@@ -155,6 +156,12 @@ struct HttpConfig {
   std::string listen;  // "host:port" or "[ipv6]:port", validated; empty = no server.
 };
 
+// [log]: unset keys leave the level and format to the flags, the environment or the defaults.
+struct LogConfig {
+  std::optional<log::Level> level;
+  std::optional<log::Format> format;
+};
+
 struct Config {
   PostgresConfig postgres;
   // librdkafka producer properties in their string form, sorted by name; always holds
@@ -163,6 +170,7 @@ struct Config {
   OutboxConfig outbox;
   RelayConfig relay;
   HttpConfig http;
+  LogConfig log;
 };
 
 // Looks up an environment variable; nullopt when unset. Injected so tests never read the real

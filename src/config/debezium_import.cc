@@ -106,7 +106,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, std::string_view w
 }
 
 // The sections of the --config file that may accompany a connector ([kafka], [relay],
-// [http]); [postgres] and [outbox] come from the connector.
+// [http], [log]); [postgres] and [outbox] come from the connector.
 absl::Status CheckCompanion(const std::string& path, std::string_view text) {
   std::istringstream lines{std::string(text)};
   std::string line;
@@ -116,8 +116,8 @@ absl::Status CheckCompanion(const std::string& path, std::string_view text) {
     for (std::string_view section : {"postgres", "outbox"}) {
       if (line.compare(start, section.size() + 1, fmt::format("[{}", section)) == 0) {
         return absl::InvalidArgumentError(fmt::format(
-            "{}:{}: [{}] comes from the Debezium connector config; keep only [kafka], [relay] "
-            "and [http] in a file given with --debezium-config",
+            "{}:{}: [{}] comes from the Debezium connector config; keep only [kafka], [relay], "
+            "[http] and [log] in a file given with --debezium-config",
             path, number, section));
       }
     }

@@ -38,7 +38,7 @@ absl::StatusOr<DebeziumImport> ImportDebezium(std::string_view json, std::string
 absl::StatusOr<DebeziumImport> ImportDebeziumFile(const std::string& path);
 
 // Reads the connector JSON at `json_path` and builds the Config to run with: the import's TOML
-// plus the [kafka], [relay] and [http] sections of `toml_path` when given ([postgres] and
+// plus the [kafka], [relay], [http] and [log] sections of `toml_path` when given ([postgres] and
 // [outbox] there are an error: they come from the connector), then ParseConfig with `env`, the
 // password supplied through kEnvPostgresPassword. Appends the import's warnings to `warnings`.
 absl::StatusOr<Config> LoadDebeziumConfig(const std::string& json_path,

@@ -171,8 +171,8 @@ absl::Status RouterOption(ConnectorOptions& options, const std::string& full,
     return absl::OkStatus();
   }
   return options.Error(full, "is not supported by outboxd and may change the records",
-                       "remove it, or keep Debezium for this connector (README \"Migrating "
-                       "from Debezium\" lists every Event Router option)");
+                       "remove it, or keep Debezium for this connector "
+                       "(docs/migrating-from-debezium.md lists every Event Router option)");
 }
 
 absl::Status Router(ConnectorOptions& options, TomlSection& out,
@@ -229,7 +229,7 @@ absl::Status TranslateOutbox(ConnectorOptions& options, TomlSection& out,
   } else {
     return options.Error("topic.prefix", "is missing", "add it (Debezium requires it too)");
   }
-  // What Debezium does with empty and NULL keys (README "Migrating from Debezium").
+  // What Debezium does with empty and NULL keys (docs/migrating-from-debezium.md).
   out.String("empty_keys", "publish", "as Debezium");
   out.String("null_keys", "publish", "as Debezium");
   return absl::OkStatus();

@@ -9,7 +9,7 @@ namespace outboxd::config::internal {
 namespace {
 
 constexpr std::string_view kHttpKeys[] = {"listen"};
-constexpr std::string_view kListenExample = R"(listen = "127.0.0.1:9187")";
+constexpr std::string_view kListenExample = R"(listen = "127.0.0.1:8587")";
 constexpr std::string_view kParserPrefix = "listen address ";
 
 }  // namespace

@@ -8,7 +8,8 @@ std::vector<SectionKeys> AcceptedKeys() {
   return {{"postgres", internal::PostgresKeys()},
           {"outbox", internal::OutboxKeys()},
           {"relay", internal::RelayKeys()},
-          {"http", internal::HttpKeys()}};
+          {"http", internal::HttpKeys()},
+          {"log", internal::LogKeys()}};
 }
 
 }  // namespace outboxd::config

@@ -44,7 +44,7 @@ int ImportDebezium(const Options& options) {
   return kExitOk;
 }
 
-int Main(const Options& options) {
+int Main(Options options) {
   log::SetMinLevel(options.level);
   log::SetFormat(options.format);
   if (options.command == "import-debezium") return ImportDebezium(options);
@@ -53,6 +53,10 @@ int Main(const Options& options) {
     log::Error("{}", MessageOf(config.status()));
     return kExitUsage;
   }
+  // The file's [log] applies from here on; errors loading it used the flags or environment.
+  ApplyConfigLog(config->log.level, config->log.format, options);
+  log::SetMinLevel(options.level);
+  log::SetFormat(options.format);
   // Before anything that could print a conninfo or property, and before other threads start.
   const Redactor redactor = SecretsOf(*config);
   log::SetSecrets(redactor);

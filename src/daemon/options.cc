@@ -8,8 +8,8 @@ namespace outboxd::daemon {
 namespace {
 
 constexpr std::string_view kLogFlagsUsage =
-    "  --log-level debug|info|warn|error   default info, or $OUTBOXD_LOG_LEVEL\n"
-    "  --log-format text|json              default text, or $OUTBOXD_LOG_FORMAT\n";
+    "  --log-level debug|info|warn|error   default info, or $OUTBOXD_LOG_LEVEL, or [log] level\n"
+    "  --log-format text|json              default text, or $OUTBOXD_LOG_FORMAT, or [log] format\n";
 
 constexpr std::string_view kRunUsage =
     "usage: outboxd run --config FILE [--allow-new-slot] [--log-level L] [--log-format F]\n"
@@ -45,15 +45,19 @@ bool IsHelp(std::string_view arg) { return arg == "--help" || arg == "-h"; }
 // The level and format from OUTBOXD_LOG_LEVEL / OUTBOXD_LOG_FORMAT, before the flags.
 absl::Status ReadLogEnvironment(const EnvLookup& env, Options& options) {
   if (!env) return absl::OkStatus();
-  if (std::optional<std::string> level = env(kEnvLogLevel);
-      level && !log::ParseLevel(*level, options.level)) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}={}: use debug, info, warn or error", kEnvLogLevel, *level));
+  if (std::optional<std::string> level = env(kEnvLogLevel)) {
+    if (!log::ParseLevel(*level, options.level)) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}={}: use debug, info, warn or error", kEnvLogLevel, *level));
+    }
+    options.level_given = true;
   }
-  if (std::optional<std::string> format = env(kEnvLogFormat);
-      format && !log::ParseFormat(*format, options.format)) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}={}: use text or json", kEnvLogFormat, *format));
+  if (std::optional<std::string> format = env(kEnvLogFormat)) {
+    if (!log::ParseFormat(*format, options.format)) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}={}: use text or json", kEnvLogFormat, *format));
+    }
+    options.format_given = true;
   }
   return absl::OkStatus();
 }
@@ -74,10 +78,12 @@ absl::Status ParseFlag(int argc, const char* const* argv, int& i, Options& optio
       return absl::InvalidArgumentError(
           fmt::format("--log-level {}: use debug, info, warn or error", argv[i]));
     }
+    options.level_given = true;
   } else if (arg == "--log-format" && has_value) {
     if (!log::ParseFormat(argv[++i], options.format)) {
       return absl::InvalidArgumentError(fmt::format("--log-format {}: use text or json", argv[i]));
     }
+    options.format_given = true;
   } else if (arg.starts_with("--log-format=") || arg.starts_with("--log-level=") ||
              arg.starts_with("--config=") || arg.starts_with("--debezium-config=")) {
     // --flag=value is the same as --flag value.
@@ -100,6 +106,12 @@ absl::Status ParseFlag(int argc, const char* const* argv, int& i, Options& optio
 }
 
 }  // namespace
+
+void ApplyConfigLog(std::optional<log::Level> level, std::optional<log::Format> format,
+                    Options& options) {
+  if (level && !options.level_given) options.level = *level;
+  if (format && !options.format_given) options.format = *format;
+}
 
 std::string_view CommandUsage(std::string_view command) {
   static const std::string run = fmt::format("{}{}", kRunUsage, kLogFlagsUsage);

@@ -6,7 +6,7 @@ each partition must match in order (so per-key order matches too): key bytes, va
 headers (names, order, bytes). Two headers differ by design and are checked for shape instead:
 __debezium.context.runId (a UUID, the same for every record of one side) and
 __debezium.context.connectorLogicalName (each side's topic.prefix). Timestamps are processing
-times and are not compared. One difference is intentional (README "Migrating from Debezium")
+times and are not compared. One difference is intentional (docs/migrating-from-debezium.md)
 and counted apart: under StringConverter Debezium writes a bytea payload as the text
 java.nio.HeapByteBuffer[pos=0 lim=N cap=N], outboxd the N raw bytes. Prints a summary; exit 1
 on any other difference.

@@ -216,8 +216,8 @@ TEST_P(FailoverWithoutSlotTest, PromotedStandbyWithoutTheSlotIsRefused) {
 class StandbySourceTest : public FailoverTest {};
 
 TEST_P(StandbySourceTest, DecodesOnTheStandbyAndContinuesAfterItsPromotion) {
-  // A standby's catalog is read-only: the publication is made on the primary, as the README
-  // says, and reaches the standby through the WAL.
+  // A standby's catalog is read-only: the publication is made on the primary, as
+  // docs/operating.md says, and reaches the standby through the WAL.
   {
     IT_ASSERT_OK_AND_ASSIGN(it::PgClient primary_pg, it::PgClient::Connect(primary_->conninfo()));
     IT_ASSERT_OK(primary_pg.Exec(absl::StrCat("CREATE PUBLICATION ", publication(), " FOR TABLE ",

@@ -1,6 +1,6 @@
-// The position record and the refusal paths (README "Failover"): outboxd records what it
-// confirmed in the compacted topic outboxd.positions and, on a server that lacks it (the slot
-// is gone, another system, an older timeline), exits 7 without creating anything, unless
+// The position record and the refusal paths (docs/operating.md, "Failover"): outboxd records what
+// it confirmed in the compacted topic outboxd.positions and, on a server that lacks it (the slot is
+// gone, another system, an older timeline), exits 7 without creating anything, unless
 // --allow-new-slot. The promotion paths run in failover_test.cc.
 
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // Captures a seed corpus for pgoutput_decoder_fuzz from a real server: streams a logical slot
 // through outboxd's own pg module and writes each XLogData payload (one pgoutput message) to its
-// own file, named "<sequence>-<message kind>". scripts/fuzz capture drives it; see the README.
+// own file, named "<sequence>-<message kind>". scripts/fuzz capture drives it; see docs/testing.md.
 //
 //   capture_corpus --conninfo=STR --slot=NAME --publication=NAME --table=SCHEMA.NAME...
 //                  --out=DIR [--until-lsn=X/X] [--idle-ms=2000] [--timeout-ms=60000]

@@ -10,10 +10,10 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(ParseHostPort, AcceptsIpv4NamesAndBracketedIpv6) {
-  auto a = ParseHostPort("127.0.0.1:9187");
+  auto a = ParseHostPort("127.0.0.1:8587");
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->host, "127.0.0.1");
-  EXPECT_EQ(a->port, 9187);
+  EXPECT_EQ(a->port, 8587);
   auto b = ParseHostPort("localhost:0");
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->host, "localhost");
@@ -27,11 +27,11 @@ TEST(ParseHostPort, AcceptsIpv4NamesAndBracketedIpv6) {
 TEST(ParseHostPort, RejectsMalformedAddressesNamingTheProblemAndTheFix) {
   const std::pair<const char*, const char*> cases[] = {
       {"127.0.0.1", "has no :port"},
-      {":9187", "has no host"},
-      {"[]:9187", "has no host"},
-      {"::1:9187", "IPv6 address without brackets"},
-      {"[::1:9187", "has no ]"},
-      {"[::1]9187", "has no :port after the ]"},
+      {":8587", "has no host"},
+      {"[]:8587", "has no host"},
+      {"::1:8587", "IPv6 address without brackets"},
+      {"[::1:8587", "has no ]"},
+      {"[::1]8587", "has no :port after the ]"},
       {"host:", "not a number from 0 to 65535"},
       {"host:65536", "not a number from 0 to 65535"},
       {"host:-1", "not a number from 0 to 65535"},

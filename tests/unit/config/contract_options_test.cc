@@ -1,4 +1,4 @@
-// [outbox] format and the event contract's mapping keys (README "Event formats").
+// [outbox] format and the event contract's mapping keys (docs/event-formats.md).
 
 #include "config/config.h"
 #include "config_test_util.h"

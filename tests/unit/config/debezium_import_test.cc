@@ -169,7 +169,7 @@ TEST(DebeziumImportTest, OutputChangingOptionsAreErrors) {
                     HasSubstr("remove that transform")));
   EXPECT_THAT(ErrorOf(Connector(R"("transforms.outbox.table.field.event.schema.version": "3")")),
               AllOf(HasSubstr("transforms.outbox.table.field.event.schema.version"),
-                    HasSubstr("remove it")));
+                    HasSubstr("remove it"), HasSubstr("docs/migrating-from-debezium.md")));
   EXPECT_THAT(ErrorOf(Connector(
                   R"("transforms.outbox.table.json.payload.null.behavior": "optional_bytes")")),
               HasSubstr("table.json.payload.null.behavior"));

@@ -114,6 +114,34 @@ absl::StatusOr<Options> ParseWithEnv(std::vector<const char*> args,
                    });
 }
 
+TEST(OptionsTest, ConfigFileLogSettingsApplyOnlyWhereNoFlagOrVariableDid) {
+  // Neither flag nor variable: the file's [log] wins over the defaults.
+  auto plain = ParseWithEnv({"run", "--config", "f"}, {});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ApplyConfigLog(log::Level::kError, log::Format::kJson, *plain);
+  EXPECT_EQ(plain->level, log::Level::kError);
+  EXPECT_EQ(plain->format, log::Format::kJson);
+  // Not in the file: the defaults stay.
+  auto unset = ParseWithEnv({"run", "--config", "f"}, {});
+  ASSERT_TRUE(unset.ok()) << unset.status();
+  ApplyConfigLog(std::nullopt, std::nullopt, *unset);
+  EXPECT_EQ(unset->level, log::Level::kInfo);
+  EXPECT_EQ(unset->format, log::Format::kText);
+  // The environment beats the file, even when it names the default.
+  auto env = ParseWithEnv({"run", "--config", "f"},
+                          {{"OUTBOXD_LOG_LEVEL", "info"}, {"OUTBOXD_LOG_FORMAT", "text"}});
+  ASSERT_TRUE(env.ok()) << env.status();
+  ApplyConfigLog(log::Level::kError, log::Format::kJson, *env);
+  EXPECT_EQ(env->level, log::Level::kInfo);
+  EXPECT_EQ(env->format, log::Format::kText);
+  // A flag beats the file; the other setting still comes from it.
+  auto flag = ParseWithEnv({"run", "--config", "f", "--log-level=debug"}, {});
+  ASSERT_TRUE(flag.ok()) << flag.status();
+  ApplyConfigLog(log::Level::kError, log::Format::kJson, *flag);
+  EXPECT_EQ(flag->level, log::Level::kDebug);
+  EXPECT_EQ(flag->format, log::Format::kJson);
+}
+
 TEST(OptionsTest, LogLevelAndFormatFromTheEnvironmentUnlessAFlagSaysOtherwise) {
   const std::map<std::string, std::string> env = {{"OUTBOXD_LOG_LEVEL", "debug"},
                                                   {"OUTBOXD_LOG_FORMAT", "json"}};

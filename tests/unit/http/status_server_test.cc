@@ -157,7 +157,7 @@ TEST_F(StatusServerTest, MalformedOrUnresolvableAddressIsInvalidArgument) {
   absl::Status bad = server_.Start("127.0.0.1");
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(MessageOf(bad), HasSubstr("[http] listen address \"127.0.0.1\" has no :port"));
-  absl::Status unknown = server_.Start("no-such-host.invalid:9187");
+  absl::Status unknown = server_.Start("no-such-host.invalid:8587");
   EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(MessageOf(unknown), HasSubstr("cannot resolve host \"no-such-host.invalid\""));
   EXPECT_EQ(server_.port(), 0);
@@ -177,7 +177,7 @@ TEST_F(StatusServerTest, PortInUseIsUnavailableNamingTheAddressAndTheFix) {
 
 TEST_F(StatusServerTest, AddressNotOnThisMachineIsUnavailable) {
   // 192.0.2.0/24 is TEST-NET-1: documentation only, never a local address.
-  const absl::Status s = server_.Start("192.0.2.1:9187");
+  const absl::Status s = server_.Start("192.0.2.1:8587");
   EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(MessageOf(s), HasSubstr("not one of this machine's"));
 }

@@ -3,7 +3,7 @@
 
 Checks that every outboxd_* name used in each FILE (alert rules, dashboard) is a metric that
 RENDER_BINARY's /metrics page declares (histograms also as _bucket/_sum/_count), and with
---documents that FILE (the README) names every declared metric. Exits 1 listing the misses.
+--documents that FILE (docs/operating.md) names every declared metric. Exits 1 listing the misses.
 """
 import re
 import subprocess
