@@ -17,7 +17,8 @@ class Lsn {
 
   constexpr uint64_t value() const { return value_; }
   constexpr bool IsValid() const { return value_ != 0; }
-  constexpr auto operator<=>(const Lsn&) const = default;
+  // clang-tidy reads the defaulted <=>'s comparison with 0 as a null pointer constant.
+  constexpr auto operator<=>(const Lsn&) const = default;  // NOLINT(modernize-use-nullptr)
 
   // "16/B374D848" form, as pg_current_wal_lsn() prints it.
   std::string ToString() const;

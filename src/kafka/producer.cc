@@ -207,7 +207,10 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
                                                                      : record.partition),
                            RD_KAFKA_V_TIMESTAMP(record.timestamp_ms), RD_KAFKA_V_KEY(key, key_size),
                            RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_HEADERS(headers.get()),
-                           RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(tag)), RD_KAFKA_V_END);
+                           // The tag travels as the opaque: never dereferenced, only cast back.
+                           RD_KAFKA_V_OPAQUE(
+                               reinterpret_cast<void*>(tag)),  // NOLINT(performance-no-int-to-ptr)
+                           RD_KAFKA_V_END);
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
     static_cast<void>(headers.release());  // Now owned by the queued message.
     return absl::OkStatus();

@@ -31,7 +31,7 @@ struct Record {
 // A delivery that failed, translated from librdkafka's report. Views are valid only during
 // the DeliveryHandler call.
 struct DeliveryFailure {
-  ErrorVerdict verdict;
+  ErrorVerdict verdict = ErrorVerdict::kReplay;
   std::string_view code;     // librdkafka's error name, e.g. "MSG_SIZE_TOO_LARGE"; a metric label.
   std::string reason;        // DescribeError(): name and description.
   std::string operator_fix;  // OperatorFix() for kOperatorError, empty otherwise.

@@ -85,7 +85,11 @@ absl::StatusOr<std::optional<std::string>> ReadLatestValue(const Properties& pro
                              {"isolation.level", "read_committed"},
                              // The end of each partition arrives as an event: robust to
                              // offsets that hold no record (transaction markers, aborted ones).
-                             {"enable.partition.eof", "true"}},
+                             {"enable.partition.eof", "true"},
+                             // The end shows as an empty fetch at the high watermark, which
+                             // the broker holds for fetch.wait.max.ms (500 ms by default)
+                             // hoping for new records: every start-up paid it.
+                             {"fetch.wait.max.ms", "10"}},
                             &operator_error);
   if (!rk.ok()) return rk.status();
   auto latest = ReadFrom(rk->get(), topic, key, timeout_ms);

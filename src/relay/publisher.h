@@ -97,8 +97,8 @@ class Publisher final : private kafka::DeliveryHandler {
   struct InFlight {
     RecordOrigin origin;
     std::chrono::steady_clock::time_point produced;  // Handed to librdkafka.
-    TopicCounters* counters;                         // nullptr for control records.
-    uint64_t bytes;                                  // Key and value.
+    TopicCounters* counters = nullptr;               // nullptr for control records.
+    uint64_t bytes = 0;                              // Key and value.
   };
   TopicCounters* CountersFor(const std::string& topic);
   absl::Status Produce(const kafka::Record& record, const RecordOrigin& origin,

@@ -170,9 +170,9 @@ void SlotStream::LogProgress(std::chrono::steady_clock::time_point now) {
     log::Info(
         "progress of slot {}: {} records acknowledged by Kafka ({:.0f}/s), {} dead-lettered in "
         "total, {} awaiting Kafka, confirmed {}, received {}",
-        slot_, published, published / seconds, metrics::Sum(ctx_.metrics.dead_lettered),
-        tracker_.outstanding_records(), session_->confirmed_lsn().ToString(),
-        session_->received_lsn().ToString());
+        slot_, published, static_cast<double>(published) / seconds,
+        metrics::Sum(ctx_.metrics.dead_lettered), tracker_.outstanding_records(),
+        session_->confirmed_lsn().ToString(), session_->received_lsn().ToString());
   }
   progress_published_ = total;
   next_progress_ = now + kProgressInterval;

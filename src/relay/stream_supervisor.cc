@@ -49,10 +49,10 @@ absl::Status StreamSupervisor::OnFailure(absl::Status status) {
   stream_.reset();
   ctx_.health.SetStreaming(false, std::string(MessageOf(status)));
   if (SideOf(status) == FailureSide::kKafka || !absl::IsUnavailable(status)) return status;
-  return Retry(std::move(status));
+  return Retry(status);
 }
 
-absl::Status StreamSupervisor::Retry(absl::Status status) {
+absl::Status StreamSupervisor::Retry(const absl::Status& status) {
   if (!restarting_) {
     log::Warn("{}; slot {} stops here", MessageOf(status), slot_);
     return absl::OkStatus();

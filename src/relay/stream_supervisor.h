@@ -48,7 +48,7 @@ class StreamSupervisor {
   std::chrono::steady_clock::time_point retry_at() const { return retry_at_; }
 
  private:
-  absl::Status Retry(absl::Status status);
+  absl::Status Retry(const absl::Status& status);
 
   RelayContext& ctx_;
   Publisher& publisher_;
