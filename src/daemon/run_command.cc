@@ -89,7 +89,7 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     ::close(stop_fd);
     return kExitUsage;
   }
-  // The WAL guard runs beside the relay for its whole life (README "WAL-safety guard").
+  // The WAL guard runs beside the relay for its whole life (docs/operating.md, "WAL-safety guard").
   pg::SlotMonitor slot_monitor(
       {.conninfo = config.postgres.conninfo,
        .slot = config.postgres.slot,

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to outboxd_outbox: the event contract's formats (README "Event formats"), which
+// Internal to outboxd_outbox: the event contract's formats (docs/event-formats.md), which
 // fill an outboxd.v1.Event (proto/outboxd/v1/event.proto) from the row and write it: as
 // protobuf or its canonical JSON (contract_encoder.cc), or as a CloudEvent
 // (cloudevents_encoder.cc).

@@ -1,5 +1,5 @@
 #pragma once
-// The output format (README "Event formats"): how a row the Mapper has read and checked becomes
+// The output format (docs/event-formats.md): how a row the Mapper has read and checked becomes
 // a record's key, value and headers. One Encoder is chosen at start-up from [outbox] format and
 // the converters, and shared read-only by the Mappers of every replication stream (DESIGN.md
 // section 8); what changes from row to row lives in the Mapper or the OutboxEvent.

@@ -23,7 +23,7 @@ struct ServerView {
 // OK when streaming may go on: no record yet (first start), or the server and slot hold
 // everything outboxd confirmed (a slot behind the record on the same timeline only replays:
 // Postgres makes a slot's position durable at checkpoints, so a crash moves it back). Else
-// OutOfRange (exit 7, README "Failover") naming what changed, what may be lost and the
+// OutOfRange (exit 7, docs/operating.md "Failover") naming what changed, what may be lost and the
 // recovery: the slot is missing (a failover before PG 17, a dropped or recreated slot), the
 // server is another system, its timeline went back, or after a promotion the slot is behind
 // and was not synchronized. (--allow-new-slot overrides a refusal: PositionGuard.)
