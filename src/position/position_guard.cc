@@ -42,11 +42,9 @@ void PositionGuard::EnsureTopic(absl::Status known) {
 
 absl::Status PositionGuard::Check(const ServerView& server) {
   if (!loaded_) {
-    // A failed prefetch is read again here: Kafka may answer now.
-    Loaded fetched = prefetched_.valid()
-                         ? prefetched_.get()
-                         : Loaded{.record = absl::UnavailableError("not read yet"), .topic = {}};
-    if (absl::IsUnavailable(fetched.record.status())) fetched = Load();
+    // A failed prefetch is returned as it is: the relay retries after its backoff, and the
+    // next Check reads again (reading again at once doubled the wait while Kafka was down).
+    Loaded fetched = prefetched_.valid() ? prefetched_.get() : Load();
     absl::StatusOr<std::optional<PositionRecord>>& loaded = fetched.record;
     if (absl::IsDataLoss(loaded.status()) && options_.allow_new_slot) {
       log::Warn("--allow-new-slot: ignoring the unreadable position record: {}",

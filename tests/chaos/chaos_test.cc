@@ -34,7 +34,9 @@ namespace {
 // and when it schedules a retry (src/relay/supervisor.cc).
 constexpr char kKafkaUnreachableLine[] = "Kafka is unreachable";
 constexpr char kPostgresUnreachableLine[] = "cannot connect to Postgres";
-const std::regex kRetryLine(R"(restarting from the slot's confirmed position in ([0-9]+) ms)");
+// One slot's stream ("restarting slot S from its confirmed position in N ms") or everything
+// ("restarting from the slots' confirmed positions in N ms").
+const std::regex kRetryLine(R"(restarting [^;]*confirmed positions? in ([0-9]+) ms)");
 
 uint64_t Seed(uint64_t fallback) {
   const char* env = std::getenv("OUTBOXD_CHAOS_SEED");
