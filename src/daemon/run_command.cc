@@ -61,9 +61,7 @@ pg::ResumeCheck ResumeCheckOf(position::PositionGuard& guard) {
 }
 
 position::GuardOptions GuardOptionsOf(const config::Config& config, const RunFlags& flags) {
-  return {.slot = config.postgres.slot,
-          .allow_new_slot = flags.allow_new_slot,
-          .interval = std::chrono::milliseconds(5000)};
+  return {.slot = config.postgres.slot, .allow_new_slot = flags.allow_new_slot};
 }
 
 }  // namespace

@@ -137,7 +137,10 @@ struct RelayMetrics {
   Gauge replication_lag_seconds;  // outboxd_replication_lag_seconds: oldest unacked commit age
   Gauge confirmed_lsn;            // outboxd_confirmed_lsn: last flush position sent (as integer)
   Counter transactions;           // outboxd_transactions_total: commits decoded
-  Counter rows_ignored;           // outboxd_rows_ignored_total: changes outside the outbox set
+  // outboxd_replayed_transactions_skipped_total: sent again after the slot moved back (a
+  // Postgres crash) but already in Kafka by the position record, so not published again.
+  Counter replayed_transactions_skipped;
+  Counter rows_ignored;  // outboxd_rows_ignored_total: changes outside the outbox set
   // Rows published with an empty aggregate id or type (empty_keys = "publish").
   Family<Counter> empty_key_events{"table"};  // outboxd_empty_key_events_total
   // UPDATEs of outbox rows skipped or refused (op_invalid_behavior).

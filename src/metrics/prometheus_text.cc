@@ -39,6 +39,10 @@ void RenderReplication(const RelayMetrics& m, PrometheusWriter& w) {
              m.confirmed_lsn.value());
   w.AddCounter("outboxd_transactions_total", "Commits decoded from the replication stream.",
                m.transactions);
+  w.AddCounter("outboxd_replayed_transactions_skipped_total",
+               "Transactions sent again from the slot (after a Postgres crash moved it back) that "
+               "the position record shows Kafka already has: not published again.",
+               m.replayed_transactions_skipped);
   w.AddCounter("outboxd_rows_ignored_total",
                "Changes decoded for tables outside the configured outbox tables.", m.rows_ignored);
   w.AddCounterFamily("outboxd_empty_key_events_total",

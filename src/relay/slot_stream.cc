@@ -48,6 +48,9 @@ absl::Status SlotStream::Connect() {
   }
   auto channel = ctx_.connectors.replication();
   if (!channel.ok()) return channel.status();
+  // The connect checked the server against the position record: a replay from the slot's
+  // confirmed LSN skips what the record says Kafka has.
+  if (ctx_.positions != nullptr) changes_.SkipPublishedUpTo(ctx_.positions->published_up_to());
   session_ = std::make_unique<ReplicationSession>(
       std::move(*channel), tracker_, ctx_.clock,
       std::chrono::milliseconds(ctx_.config.postgres.status_interval_ms), ctx_.metrics);
@@ -71,13 +74,14 @@ void SlotStream::WritePositionIfDue(std::chrono::steady_clock::time_point now) {
 
 void SlotStream::WritePosition() {
   if (ctx_.positions == nullptr) return;
-  const auto record = ctx_.positions->Next(session_->confirmed_lsn());
+  const auto record = ctx_.positions->Next(session_->confirmable_lsn());
   if (!record) return;
   const std::string value = position::EncodeRecord(*record);
   // A full queue skips this write; the next one carries the newer position anyway.
   if (!publisher_.PublishControl(ctx_.positions->topic(), record->slot, value).ok()) return;
   ctx_.positions->Written(*record);
   position_written_ = true;
+  position_lsn_ = record->lsn;
 }
 
 bool SlotStream::Reading() const {
@@ -106,7 +110,11 @@ std::chrono::steady_clock::time_point SlotStream::Deadline() const {
   // buffer while the socket is quiet: waiting in poll() then stalls a drain for nothing.
   if (Reading() && session_->MayHaveBufferedInput()) return now;
   auto deadline = std::min(session_->next_status_due(), next_progress_);
-  if (ctx_.positions != nullptr) deadline = std::min(deadline, next_position_);
+  // Wake for the position record only when it has something new to say.
+  if (ctx_.positions != nullptr &&
+      (!position_written_ || session_->confirmable_lsn() > position_lsn_)) {
+    deadline = std::min(deadline, next_position_);
+  }
   if (HeldUpByKafka()) deadline = std::min(deadline, now + kBlockedRetry);
   if (!WantsAcks() && tracker_.outstanding_records() > 0) {
     deadline = std::min(deadline, session_->next_confirm_allowed());

@@ -93,6 +93,7 @@ class SlotStream {
   uint64_t progress_published_ = 0;  // Events published at the last progress line.
   std::chrono::steady_clock::time_point next_position_;
   bool position_written_ = false;
+  Lsn position_lsn_;  // Of the last position record written.
 };
 
 }  // namespace outboxd::relay
