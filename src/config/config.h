@@ -147,8 +147,23 @@ struct OutboxConfig {
   ContractColumn content_type_column{"content_type"};
 };
 
+enum class Delivery {
+  kAtLeastOnce,  // Idempotent producer; a crash may publish records again.
+  // Kafka transactions: whole Postgres transactions with their position record, committed
+  // together; read_committed consumers see each event once (docs/exactly-once.md).
+  kExactlyOnce,
+};
+
 struct RelayConfig {
   int32_t shutdown_timeout_ms = 10000;  // Bounded wait for outstanding deliveries on SIGTERM.
+  Delivery delivery = Delivery::kAtLeastOnce;
+  // exactly_once: the producer's transactional.id; empty = "outboxd-" + the slot's name.
+  std::string transactional_id;
+  // exactly_once: a Kafka transaction is committed at the first Postgres commit after it holds
+  // this many records, this many bytes, or has been open this long.
+  int32_t transaction_max_events = 10000;
+  int32_t transaction_max_bytes = 16 << 20;
+  int32_t transaction_max_ms = 100;
 };
 
 // The status server (/metrics, /healthz, /readyz).

@@ -17,7 +17,9 @@ constexpr std::string_view kPostgresKeys[] = {"conninfo",
                                               "status_interval_ms",
                                               "slot_check_interval_ms",
                                               "min_safe_wal_size_mb"};
-constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms"};
+constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms",   "delivery",
+                                           "transactional_id",      "transaction_max_events",
+                                           "transaction_max_bytes", "transaction_max_ms"};
 constexpr std::string_view kTablesExample = R"(tables = ["public.outbox"])";
 constexpr std::string_view kPrefixesExample = R"(message_prefixes = ["outbox"])";
 
@@ -163,11 +165,47 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
                         out.min_safe_wal_size_mb);
 }
 
+absl::Status ReadDelivery(const SectionReader& reader, RelayConfig& out) {
+  std::string delivery;
+  if (auto s = reader.ReadString("delivery", R"(delivery = "exactly_once")", delivery); !s.ok()) {
+    return s;
+  }
+  if (!reader.Has("delivery") || delivery == "at_least_once") return absl::OkStatus();
+  if (delivery == "exactly_once") {
+    out.delivery = Delivery::kExactlyOnce;
+    return absl::OkStatus();
+  }
+  return reader.Error("delivery", fmt::format("is \"{}\", which is not a choice", delivery),
+                      "write \"at_least_once\" or \"exactly_once\"");
+}
+
 absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out) {
   if (auto s = reader.CheckKnownKeys(kRelayKeys); !s.ok()) return s;
   // Ten minutes is far past any sensible drain; a larger value is likely a unit mistake.
-  return reader.ReadInt("shutdown_timeout_ms", "shutdown_timeout_ms = 10000", 0, 600000,
-                        out.shutdown_timeout_ms);
+  if (auto s = reader.ReadInt("shutdown_timeout_ms", "shutdown_timeout_ms = 10000", 0, 600000,
+                              out.shutdown_timeout_ms);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = ReadDelivery(reader, out); !s.ok()) return s;
+  if (auto s = reader.ReadString("transactional_id", R"(transactional_id = "outboxd-orders")",
+                                 out.transactional_id);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = reader.ReadInt("transaction_max_events", "transaction_max_events = 10000", 1,
+                              1000000, out.transaction_max_events);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = reader.ReadInt("transaction_max_bytes", "transaction_max_bytes = 16777216", 1024,
+                              1 << 30, out.transaction_max_bytes);
+      !s.ok()) {
+    return s;
+  }
+  // The broker aborts a transaction open longer than transaction.timeout.ms (60 s by default).
+  return reader.ReadInt("transaction_max_ms", "transaction_max_ms = 100", 1, 30000,
+                        out.transaction_max_ms);
 }
 
 }  // namespace outboxd::config::internal

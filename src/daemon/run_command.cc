@@ -106,8 +106,9 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     return ExitCodeFor(position_store.status());
   }
   position::PositionGuard position_guard(**position_store, GuardOptionsOf(config, flags));
-  // Kafka reads the position record while the relay connects to Postgres.
-  position_guard.Prefetch();
+  // Kafka reads the position record while the relay connects to Postgres. Not for exactly_once:
+  // there the record is read after InitTransactions settled the last transaction (Reload).
+  if (config.relay.delivery != config::Delivery::kExactlyOnce) position_guard.Prefetch();
   SystemClock clock;
   relay::StopSignal stop(stop_fd);
   relay::RelayContext context{

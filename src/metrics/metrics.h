@@ -128,6 +128,12 @@ struct RelayMetrics {
   Counter kafka_retries;                      // outboxd_kafka_retries_total (librdkafka stats)
   Family<Counter> dead_lettered{"reason"};    // outboxd_dead_lettered_events_total
   Gauge events_in_flight;                     // outboxd_events_in_flight
+  // exactly_once (src/relay/publisher.cc).
+  Counter kafka_transactions;         // outboxd_kafka_transactions_committed_total
+  Counter kafka_transaction_records;  // outboxd_kafka_transaction_records_total (incl. position)
+  Histogram kafka_commit_seconds{
+      // outboxd_kafka_transaction_commit_seconds
+      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}};
   Histogram commit_to_ack_seconds{
       // outboxd_commit_to_ack_seconds
       {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};

@@ -22,6 +22,15 @@ void RenderPublisher(const RelayMetrics& m, PrometheusWriter& w) {
                      m.dead_lettered);
   w.AddGauge("outboxd_events_in_flight", "Records produced and not yet acknowledged.",
              m.events_in_flight.value());
+  w.AddCounter("outboxd_kafka_transactions_committed_total",
+               "Kafka transactions committed (delivery = exactly_once).", m.kafka_transactions);
+  w.AddCounter("outboxd_kafka_transaction_records_total",
+               "Records committed in Kafka transactions, position records included.",
+               m.kafka_transaction_records);
+  w.AddHistogram("outboxd_kafka_transaction_commit_seconds",
+                 "Time commit_transaction took: flushing the transaction's last records, then "
+                 "the commit itself.",
+                 m.kafka_commit_seconds);
   w.AddHistogram("outboxd_commit_to_ack_seconds",
                  "Time from the Postgres commit of a row to the broker's acknowledgement of it.",
                  m.commit_to_ack_seconds);

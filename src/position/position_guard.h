@@ -37,6 +37,11 @@ class PositionGuard {
   // connects to Postgres (start-up time is also restart time after a failover). Optional:
   // Check reads it itself when this was not called. Call at most once, before Check.
   void Prefetch();
+  // Makes the next Check read the record from Kafka again. exactly_once calls it after each
+  // InitTransactions: only then is the previous owner's last transaction (this process's own
+  // after a commit that timed out) settled, committed or aborted, and a read_committed read
+  // tells which. Not with Prefetch, which may read before that.
+  void Reload() { loaded_ = false; }
 
   // Loads the last record on first use (Unavailable while Kafka does not answer: the relay
   // retries) and makes sure the topic exists (a failure there is logged: no record is written

@@ -81,6 +81,11 @@ absl::StatusOr<NotNullColumns> ReadTableCatalog(const config::Config& config) {
 
 }  // namespace
 
+std::string TransactionalIdOf(const config::Config& config) {
+  if (!config.relay.transactional_id.empty()) return config.relay.transactional_id;
+  return "outboxd-" + config.postgres.slot;
+}
+
 Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check) {
   Connectors connectors{
       .replication =
@@ -89,7 +94,11 @@ Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_c
           },
       .producer =
           [&config](kafka::DeliveryHandler& handler) {
-            return kafka::CreateProducer(config.kafka, handler);
+            if (config.relay.delivery != config::Delivery::kExactlyOnce) {
+              return kafka::CreateProducer(config.kafka, handler);
+            }
+            return kafka::CreateTransactionalProducer(config.kafka, TransactionalIdOf(config),
+                                                      handler);
           },
       .not_null_columns = {},
   };

@@ -38,6 +38,10 @@ struct Connectors {
   std::function<int(pollfd* fds, nfds_t count, int timeout_ms)> poll = ::poll;
 };
 
+// [relay] transactional_id, or "outboxd-<slot>": stable per slot, so a second instance on the
+// same slot fences the first.
+std::string TransactionalIdOf(const config::Config& config);
+
 // Real libpq and librdkafka connections for `config`, which must outlive the result.
 // `resume_check` (may be empty) runs at every connect before the slot is created or used.
 Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check = {});

@@ -62,6 +62,9 @@ std::string RenderConfig(const OutboxdConfig& config) {
   if (!config.http_listen.empty()) {
     absl::StrAppend(&out, "\n[http]\nlisten = ", TomlString(config.http_listen), "\n");
   }
+  if (!config.delivery.empty()) {
+    absl::StrAppend(&out, "\n[relay]\ndelivery = ", TomlString(config.delivery), "\n");
+  }
   return out;
 }
 

@@ -35,7 +35,7 @@ class ChangeHandlerReplayTest : public ::testing::Test {
           return std::unique_ptr<kafka::Producer>(
               std::make_unique<FakeProducer>(h, clock_, topics_, produced_, acks_));
         },
-        config_.outbox, clock_, metrics_);
+        config_, clock_, metrics_);
     EXPECT_TRUE(publisher.ok()) << publisher.status();
     publisher_ = std::move(*publisher);
     stream_ = publisher_->Attach(tracker_);
