@@ -29,10 +29,12 @@ CheckResult CheckCapacity(std::string_view setting, int max, int used, int need,
 
 // "90 s", "30 min", "2 h", "1 d 6 h": a duration as an operator would say it.
 std::string DurationText(int64_t seconds) {
+  constexpr int64_t kHour = 3600;
+  constexpr int64_t kDay = 24 * kHour;
   if (seconds < 120) return fmt::format("{} s", seconds);
-  if (seconds < 2 * 3600) return fmt::format("{} min", seconds / 60);
-  if (seconds < 2 * 86400) return fmt::format("{} h", seconds / 3600);
-  return fmt::format("{} d {} h", seconds / 86400, seconds % 86400 / 3600);
+  if (seconds < 2 * kHour) return fmt::format("{} min", seconds / 60);
+  if (seconds < 2 * kDay) return fmt::format("{} h", seconds / kHour);
+  return fmt::format("{} d {} h", seconds / kDay, seconds % kDay / kHour);
 }
 
 class ServerChecker {
