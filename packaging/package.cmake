@@ -63,9 +63,10 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE "1")
 set(CPACK_DEBIAN_PACKAGE_SECTION "net")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # Library dependencies (libpq5, librdkafka1, libfmt, ...) come from dpkg-shlibdeps on
-# the binary, with the minimum versions it was linked against; passwd provides useradd.
+# the binary, with the minimum versions it was linked against; passwd provides useradd;
+# libsystemd0 (sd_notify, for the Type=notify unit) is named too, though shlibdeps finds it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd, libsystemd0")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ca-certificates")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
   "${pkg_gen}/debian/postinst;${pkg_gen}/debian/prerm;${pkg_gen}/debian/postrm;${pkg_gen}/debian/conffiles")

@@ -79,10 +79,10 @@ absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view 
   if (!root.ok()) return root.status();
   if (auto s = CheckTopLevel(source_name, *root); !s.ok()) return s;
   if (auto s = internal::ExpandEnvironment(*root, source_name, env); !s.ok()) return s;
-  auto section = [&](std::string_view name) {
-    return internal::SectionReader(source_name, name, (*root)[name].as_table());
-  };
   Config config;
+  auto section = [&](std::string_view name) {
+    return internal::SectionReader(source_name, name, (*root)[name].as_table(), &config.warnings);
+  };
   if (auto s = internal::ReadPostgres(section("postgres"), env, config.postgres); !s.ok()) {
     return s;
   }

@@ -186,6 +186,10 @@ struct Config {
   RelayConfig relay;
   HttpConfig http;
   LogConfig log;
+  // What the file says that was accepted but should be written otherwise (an enum value in
+  // another spelling), each "<file>:<line>: [section] key ...". Logged as warnings; `check`
+  // prints them as WARN lines.
+  std::vector<std::string> warnings;
 };
 
 // Looks up an environment variable; nullopt when unset. Injected so tests never read the real

@@ -27,15 +27,20 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // "; did you mean \"slot\"?" for the closest of `known`, or a list of them when none is close.
 std::string Suggestion(std::string_view unknown, absl::Span<const std::string_view> known);
 
+// True when `text` is `name` spelled another way: other letter case, or '-' where `name` has
+// '_' (or the reverse), e.g. "At-Least-Once" for "at_least_once". False when they are equal.
+bool IsOtherSpelling(std::string_view text, std::string_view name);
+
 // "<source>:<line>: " or "<source>: " when `node` is null or has no position.
 std::string Where(std::string_view source, const toml::node* node);
 
-// Reads keys of the table `[section]`. A null table (section absent) reads as empty. `source`
-// and `table` must outlive the reader.
+// Reads keys of the table `[section]`. A null table (section absent) reads as empty. `source`,
+// `table` and `warnings` (may be null: warnings are dropped) must outlive the reader.
 class SectionReader {
  public:
-  SectionReader(std::string_view source, std::string_view section, const toml::table* table)
-      : source_(source), section_(section), table_(table) {}
+  SectionReader(std::string_view source, std::string_view section, const toml::table* table,
+                std::vector<std::string>* warnings = nullptr)
+      : source_(source), section_(section), table_(table), warnings_(warnings) {}
 
   bool Has(std::string_view key) const { return Find(key) != nullptr; }
 
@@ -56,6 +61,8 @@ class SectionReader {
   absl::Status Missing(std::string_view key, std::string_view example) const;
   // "<source>:<line>: [section] <key> <problem>; <fix>", the line being that of `key`'s value.
   absl::Status Error(std::string_view key, std::string_view problem, std::string_view fix) const;
+  // Records "<source>:<line>: [section] <key> <text>" as a warning: accepted, but worth fixing.
+  void Warn(std::string_view key, std::string_view text) const;
   // As Error, but positioned at `node` (an array element, say).
   absl::Status ErrorAt(const toml::node* node, std::string_view key, std::string_view problem,
                        std::string_view fix) const;
@@ -68,6 +75,7 @@ class SectionReader {
   std::string_view source_;
   std::string_view section_;
   const toml::table* table_;
+  std::vector<std::string>* warnings_;
 };
 
 }  // namespace outboxd::config::internal

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "common/service_notify.h"
 #include "config/config.h"
 #include "metrics/health.h"
 #include "metrics/metrics.h"
@@ -61,6 +62,8 @@ struct RelayContext {
   // Says which position record to write after a confirmation (written through the events'
   // producer); nullptr writes none (tests without Kafka).
   position::PositionGuard* positions = nullptr;
+  // Fed at every turn of the loop (systemd's watchdog); nullptr: none.
+  ServiceNotifier* notifier = nullptr;
 };
 
 }  // namespace outboxd::relay
