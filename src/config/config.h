@@ -46,6 +46,9 @@ struct PostgresConfig {
   // the table-less outbox. Exact matches, no duplicates; empty = no messages requested.
   std::vector<std::string> message_prefixes;
   bool create_slot = true;  // Create the slot and publication when missing.
+  // With create_slot: create the publication when missing too. False = Debezium's
+  // publication.autocreate.mode = disabled, which governs only the publication.
+  bool create_publication = true;
   int32_t status_interval_ms = 1000;
   // The WAL guard (pg::SlotMonitor): how often pg_replication_slots is read, and the
   // safe_wal_size under which the slot counts as at risk (not ready); 0 disables the threshold,

@@ -15,6 +15,7 @@ pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
                            .publication = pg.publication,
                            .tables = {},
                            .create_missing = pg.create_slot,
+                           .create_publication = pg.create_publication,
                            .resume_check = {}};
   for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
   return options;
