@@ -26,6 +26,7 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
                                             "op_invalid_behavior",
                                             "key_converter",
                                             "value_converter",
+                                            "value_converter_delegate",
                                             "extended_headers",
                                             "logical_name",
                                             "connector_name",
@@ -66,11 +67,41 @@ absl::Status ReadChoice(const SectionReader& reader, std::string_view key,
                       fmt::format("write one of {}", choices));
 }
 
-constexpr std::array<std::pair<std::string_view, Converter>, 3> kConverters = {{
+constexpr std::array<std::pair<std::string_view, Converter>, 4> kConverters = {{
+    {"string", Converter::kString},
+    {"json", Converter::kJson},
+    {"json_with_schema", Converter::kJsonWithSchema},
+    {"bytes", Converter::kBytes},
+}};
+constexpr std::array<std::pair<std::string_view, Converter>, 4> kDelegates = {{
+    {"none", Converter::kBytes},
     {"string", Converter::kString},
     {"json", Converter::kJson},
     {"json_with_schema", Converter::kJsonWithSchema},
 }};
+
+// value_converter = "bytes" and its delegate; a key is never bytes.
+absl::Status ReadBytesConverter(const SectionReader& reader, OutboxConfig& out) {
+  if (out.key_converter == Converter::kBytes) {
+    return reader.Error(
+        "key_converter",
+        "is \"bytes\", but the key (the aggregate id) is text, which "
+        "ByteArrayConverter refuses (Debezium's task fails on every row)",
+        "write key_converter = \"string\" (or the converter that writes your keys)");
+  }
+  if (auto s =
+          ReadChoice(reader, "value_converter_delegate", kDelegates, out.value_converter_delegate);
+      !s.ok()) {
+    return s;
+  }
+  if (out.value_converter_delegate != Converter::kBytes &&
+      out.value_converter != Converter::kBytes) {
+    return reader.Error("value_converter_delegate",
+                        "is set, but value_converter is not \"bytes\" (BinaryDataConverter)",
+                        "remove it, or write value_converter = \"bytes\"");
+  }
+  return absl::OkStatus();
+}
 constexpr std::array<std::pair<std::string_view, InvalidOpBehavior>, 3> kOpBehaviors = {{
     {"warn", InvalidOpBehavior::kWarn},
     {"error", InvalidOpBehavior::kError},
@@ -258,6 +289,7 @@ absl::Status ReadChoices(const SectionReader& reader, OutboxConfig& out) {
   if (auto s = ReadChoice(reader, "value_converter", kConverters, out.value_converter); !s.ok()) {
     return s;
   }
+  if (auto s = ReadBytesConverter(reader, out); !s.ok()) return s;
   if (auto s = ReadChoice(reader, "op_invalid_behavior", kOpBehaviors, out.op_invalid_behavior);
       !s.ok()) {
     return s;

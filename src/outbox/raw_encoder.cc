@@ -30,6 +30,7 @@ class RawEncoder final : public Encoder {
   RawEncoder(const config::OutboxConfig& cfg, std::string run_id)
       : cfg_(cfg),
         run_id_(std::move(run_id)),
+        value_converter_(config::NonBytesValueConverter(cfg)),
         has_envelope_(std::any_of(
             cfg.additional_placement.begin(), cfg.additional_placement.end(),
             [](const config::AdditionalField& f) { return f.placement == Placement::kEnvelope; })) {
@@ -52,6 +53,9 @@ class RawEncoder final : public Encoder {
 
   const config::OutboxConfig& cfg_;
   const std::string run_id_;
+  // The converter of values that are not bytea payloads: value_converter, or the delegate of
+  // "bytes" (kBytes: none).
+  const Converter value_converter_;
   const bool has_envelope_;  // Some placement is "envelope": the value is a struct.
 };
 
@@ -60,7 +64,24 @@ absl::Status RawEncoder::EncodeValue(const MappedRow& row, OutboxEvent& out) con
     out.value.reset();
     return absl::OkStatus();
   }
-  if (cfg_.value_converter != Converter::kString) return EncodeJsonValue(row, out);
+  if (value_converter_ == Converter::kBytes) {
+    // ByteArrayConverter / BinaryDataConverter: a bytea payload (or NULL, schema bytes) as it
+    // is; anything else goes to the delegate, which Debezium's task fails without.
+    if (!has_envelope_ && row.layout.payload_is_bytea) {
+      out.value = row.payload;
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        has_envelope_ ? "value_converter = bytes without a delegate cannot write the envelope "
+                        "struct (Debezium's task fails on it)"
+                      : "value_converter = bytes without a delegate writes only bytea payloads "
+                        "(ByteArrayConverter refuses a string; Debezium's task fails on it)");
+  }
+  if (!has_envelope_ && row.layout.payload_is_bytea && cfg_.value_converter == Converter::kBytes) {
+    out.value = row.payload;  // BinaryDataConverter: bytes pass untouched; the rest delegated.
+    return absl::OkStatus();
+  }
+  if (value_converter_ != Converter::kString) return EncodeJsonValue(row, out);
   if (has_envelope_) {
     EncodeStringEnvelope(row, out);
   } else {
@@ -115,7 +136,7 @@ absl::Status RawEncoder::EncodeJsonValue(const MappedRow& row, OutboxEvent& out)
       AppendJsonValue(payload_schema, row.payload, out.scratch, buffer);
     }
   };
-  const bool with_schema = cfg_.value_converter == Converter::kJsonWithSchema;
+  const bool with_schema = value_converter_ == Converter::kJsonWithSchema;
   if (with_schema) {
     buffer.append(R"({"schema":)");
     if (has_envelope_) {

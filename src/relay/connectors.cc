@@ -55,7 +55,7 @@ absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
 
 bool NeedsNullability(const config::OutboxConfig& outbox) {
   return outbox.key_converter == config::Converter::kJsonWithSchema ||
-         outbox.value_converter == config::Converter::kJsonWithSchema;
+         config::NonBytesValueConverter(outbox) == config::Converter::kJsonWithSchema;
 }
 
 // One catalog read before streaming: the NOT NULL columns (json_with_schema) and the refusal
