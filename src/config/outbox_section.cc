@@ -80,6 +80,31 @@ constexpr std::array<std::pair<std::string_view, Converter>, 4> kDelegates = {{
     {"json_with_schema", Converter::kJsonWithSchema},
 }};
 
+// expand_json_payload writes a struct, which only the JSON converters are reproduced for.
+absl::Status CheckExpandJsonPayload(const SectionReader& reader, const OutboxConfig& out) {
+  if (!out.expand_json_payload) return absl::OkStatus();
+  const Converter converter = NonBytesValueConverter(out);
+  if (converter == Converter::kString || converter == Converter::kBytes) {
+    return reader.Error(
+        "expand_json_payload",
+        "is true, but the value converter is not JSON: Debezium's expanded struct would be "
+        "written by StringConverter as Struct{...} text (or refused by ByteArrayConverter), "
+        "which outboxd does not reproduce",
+        "write value_converter = \"json\" or \"json_with_schema\" (or value_converter_delegate "
+        "under \"bytes\"), or expand_json_payload = false");
+  }
+  for (const AdditionalField& field : out.additional_placement) {
+    if (field.placement != Placement::kEnvelope) continue;
+    return reader.Error("expand_json_payload",
+                        fmt::format("is true with the envelope placement of {}: Debezium names "
+                                    "that envelope's schema per distinct payload schema, which "
+                                    "outboxd does not reproduce yet",
+                                    field.column),
+                        "place the column as a header, or set expand_json_payload = false");
+  }
+  return absl::OkStatus();
+}
+
 // value_converter = "bytes" and its delegate; a key is never bytes.
 absl::Status ReadBytesConverter(const SectionReader& reader, OutboxConfig& out) {
   if (out.key_converter == Converter::kBytes) {
@@ -274,15 +299,6 @@ absl::Status ReadBools(const SectionReader& reader, OutboxConfig& out) {
 }
 
 absl::Status ReadChoices(const SectionReader& reader, OutboxConfig& out) {
-  if (out.expand_json_payload) {
-    // Debezium re-types the parsed JSON (Connect schema inference, Java number formatting);
-    // outboxd does not reproduce that yet, and different bytes would break consumers.
-    return reader.Error("expand_json_payload",
-                        "is true, which outboxd does not support yet (Debezium's re-typed JSON "
-                        "is not reproduced byte for byte)",
-                        "set expand_json_payload = false; the payload is then written as the "
-                        "JSON string Debezium writes without the option");
-  }
   if (auto s = ReadChoice(reader, "key_converter", kConverters, out.key_converter); !s.ok()) {
     return s;
   }
@@ -290,6 +306,7 @@ absl::Status ReadChoices(const SectionReader& reader, OutboxConfig& out) {
     return s;
   }
   if (auto s = ReadBytesConverter(reader, out); !s.ok()) return s;
+  if (auto s = CheckExpandJsonPayload(reader, out); !s.ok()) return s;
   if (auto s = ReadChoice(reader, "op_invalid_behavior", kOpBehaviors, out.op_invalid_behavior);
       !s.ok()) {
     return s;

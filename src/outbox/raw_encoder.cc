@@ -10,6 +10,7 @@
 #include "fmt/format.h"
 #include "outbox/converter.h"
 #include "outbox/encoder_parts.h"
+#include "outbox/json_expand.h"
 
 namespace outboxd::outbox::internal {
 namespace {
@@ -48,6 +49,8 @@ class RawEncoder final : public Encoder {
   absl::Status EncodeValue(const MappedRow& row, OutboxEvent& out) const;
   void EncodeStringEnvelope(const MappedRow& row, OutboxEvent& out) const;
   absl::Status EncodeJsonValue(const MappedRow& row, OutboxEvent& out) const;
+  absl::Status EncodeExpanded(const ExpandedPayload& expanded, const MappedRow& row,
+                              OutboxEvent& out) const;
   void AppendEnvelopeSchema(const MappedRow& row, std::string& out) const;
   void SetHeaders(const MappedRow& row, OutboxEvent& out) const;
 
@@ -122,6 +125,12 @@ void RawEncoder::EncodeStringEnvelope(const MappedRow& row, OutboxEvent& out) co
 
 absl::Status RawEncoder::EncodeJsonValue(const MappedRow& row, OutboxEvent& out) const {
   const RelationLayout& layout = row.layout;
+  // table.expand.json.payload: only a Java String payload is tried (bytea is not; NULL is kept).
+  if (cfg_.expand_json_payload && row.payload && !layout.payload_is_bytea &&
+      layout.payload_schema && layout.payload_schema->type == "string") {
+    const ExpandedPayload expanded = ExpandJsonPayload(*row.payload, cfg_.payload_column);
+    if (expanded.outcome != ExpandOutcome::kUnexpanded) return EncodeExpanded(expanded, row, out);
+  }
   // owned_value may hold the decoded bytea payload; build into the other buffer, then swap.
   std::string& buffer = out.owned_headers;
   buffer.clear();
@@ -163,6 +172,29 @@ absl::Status RawEncoder::EncodeJsonValue(const MappedRow& row, OutboxEvent& out)
     buffer.push_back('}');
   } else {
     payload_json();
+  }
+  if (with_schema) buffer.push_back('}');
+  out.owned_value.swap(buffer);
+  out.value = out.owned_value;
+  return absl::OkStatus();
+}
+
+// An expanded payload as JsonConverter writes it (config refuses envelopes with expansion).
+absl::Status RawEncoder::EncodeExpanded(const ExpandedPayload& expanded, const MappedRow& row,
+                                        OutboxEvent& out) const {
+  if (expanded.outcome == ExpandOutcome::kFails) {
+    return absl::InvalidArgumentError(std::string(expanded.reason));
+  }
+  std::string& buffer = out.owned_headers;
+  buffer.clear();
+  const bool with_schema = value_converter_ == Converter::kJsonWithSchema;
+  if (with_schema) buffer.append(R"({"schema":)");
+  if (expanded.outcome == ExpandOutcome::kExpanded) {
+    if (with_schema) buffer.append(expanded.schema_json).append(R"(,"payload":)");
+    buffer.append(expanded.value_json);
+  } else {  // kNullSchema: the string stays, its schema is null.
+    if (with_schema) buffer.append(R"(null,"payload":)");
+    AppendJsonString(*row.payload, buffer);
   }
   if (with_schema) buffer.push_back('}');
   out.owned_value.swap(buffer);

@@ -72,11 +72,23 @@ TEST(OutboxOptionsTest, WrongChoiceListsTheChoices) {
               HasSubstr("[outbox] null_keys must be a string, got integer"));
 }
 
-TEST(OutboxOptionsTest, ExpandJsonPayloadIsRefusedNotIgnored) {
+TEST(OutboxOptionsTest, ExpandJsonPayloadNeedsAJsonValueConverterAndNoEnvelope) {
   EXPECT_FALSE(ParseOutbox("expand_json_payload = false\n").expand_json_payload);
+  EXPECT_TRUE(
+      ParseOutbox("expand_json_payload = true\nvalue_converter = \"json\"\n").expand_json_payload);
+  EXPECT_TRUE(ParseOutbox("expand_json_payload = true\nvalue_converter = \"bytes\"\n"
+                          "value_converter_delegate = \"json_with_schema\"\n")
+                  .expand_json_payload);
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\n")),
-              HasSubstr("[outbox] expand_json_payload is true, which outboxd does not support "
-                        "yet"));
+              AllOf(HasSubstr("[outbox] expand_json_payload is true, but the value converter is "
+                              "not JSON"),
+                    HasSubstr("write value_converter = \"json\"")));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\nvalue_converter = "
+                                  "\"bytes\"\n")),
+              HasSubstr("the value converter is not JSON"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\nvalue_converter = "
+                                  "\"json\"\nadditional_placement = [\"type:envelope\"]\n")),
+              HasSubstr("with the envelope placement of type"));
 }
 
 TEST(OutboxOptionsTest, BytesValueConverterAndItsDelegate) {
