@@ -13,6 +13,11 @@
 #include "fmt/format.h"
 
 namespace outboxd::config {
+
+Converter NonBytesValueConverter(const OutboxConfig& cfg) {
+  return cfg.value_converter == Converter::kBytes ? cfg.value_converter_delegate
+                                                  : cfg.value_converter;
+}
 namespace {
 
 constexpr std::string_view kSections[] = {"postgres", "kafka", "outbox", "relay", "http", "log"};

@@ -14,6 +14,7 @@ constexpr std::string_view kPostgresKeys[] = {"conninfo",
                                               "tables",
                                               "message_prefixes",
                                               "create_slot",
+                                              "create_publication",
                                               "status_interval_ms",
                                               "slot_check_interval_ms",
                                               "min_safe_wal_size_mb"};
@@ -148,6 +149,11 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
   if (auto s = ReadMessagePrefixes(reader, out.message_prefixes); !s.ok()) return s;
   if (auto s = ReadTables(reader, !out.message_prefixes.empty(), out.tables); !s.ok()) return s;
   if (auto s = reader.ReadBool("create_slot", "create_slot = true", out.create_slot); !s.ok()) {
+    return s;
+  }
+  if (auto s = reader.ReadBool("create_publication", "create_publication = true",
+                               out.create_publication);
+      !s.ok()) {
     return s;
   }
   if (auto s = reader.ReadInt("status_interval_ms", "status_interval_ms = 1000", 100, 30000,

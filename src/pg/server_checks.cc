@@ -227,9 +227,10 @@ class ServerChecker {
     if (!Ok(pub.status(), name)) return;
     const std::string create = CreatePublicationSql(conn_, options_.publication, options_.tables);
     if (!pub->has_value()) {
-      if (!options_.create_missing) {
-        out_.push_back(Fail(name, "does not exist and create_slot = false",
-                            Concat("create it: ", create, " (or set create_slot = true)")));
+      if (!options_.create_missing || !options_.create_publication) {
+        const std::string_view key = options_.create_missing ? "create_publication" : "create_slot";
+        out_.push_back(Fail(name, Concat("does not exist and ", key, " = false"),
+                            Concat("create it: ", create, " (or set ", key, " = true)")));
       } else if (!all_tables_owned_ && !role_.superuser) {
         out_.push_back(Fail(name,
                             "does not exist, and run cannot create it: the role does not "
