@@ -47,33 +47,6 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
 constexpr std::string_view kTopicExample = R"(topic = "outbox.event.${aggregatetype}")";
 constexpr std::string_view kPlacementExample = R"(additional_placement = ["type:header:type"])";
 
-// Reads a string key whose value must be one of `names` and stores the matching enumerator.
-// Another spelling of a name (case, '-' for '_') is accepted with a warning naming the right one.
-template <typename Enum, size_t N>
-absl::Status ReadChoice(const SectionReader& reader, std::string_view key,
-                        const std::array<std::pair<std::string_view, Enum>, N>& names, Enum& out) {
-  std::string text;
-  const std::string example = fmt::format("{} = \"{}\"", key, names[0].first);
-  if (auto s = reader.ReadString(key, example, text); !s.ok()) return s;
-  if (!reader.Has(key)) return absl::OkStatus();
-  std::string choices;
-  for (const auto& [name, value] : names) {
-    if (name == text) {
-      out = value;
-      return absl::OkStatus();
-    }
-    choices.append(choices.empty() ? "" : ", ").append(fmt::format("\"{}\"", name));
-  }
-  for (const auto& [name, value] : names) {
-    if (!IsOtherSpelling(text, name)) continue;
-    out = value;
-    reader.Warn(key, fmt::format("is \"{}\", read as \"{}\": write \"{}\"", text, name, name));
-    return absl::OkStatus();
-  }
-  return reader.Error(key, fmt::format("is \"{}\", which is not a choice", text),
-                      fmt::format("write one of {}", choices));
-}
-
 constexpr std::array<std::pair<std::string_view, Converter>, 4> kConverters = {{
     {"string", Converter::kString},
     {"json", Converter::kJson},

@@ -171,19 +171,10 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
                         out.min_safe_wal_size_mb);
 }
 
-absl::Status ReadDelivery(const SectionReader& reader, RelayConfig& out) {
-  std::string delivery;
-  if (auto s = reader.ReadString("delivery", R"(delivery = "exactly_once")", delivery); !s.ok()) {
-    return s;
-  }
-  if (!reader.Has("delivery") || delivery == "at_least_once") return absl::OkStatus();
-  if (delivery == "exactly_once") {
-    out.delivery = Delivery::kExactlyOnce;
-    return absl::OkStatus();
-  }
-  return reader.Error("delivery", fmt::format("is \"{}\", which is not a choice", delivery),
-                      "write \"at_least_once\" or \"exactly_once\"");
-}
+constexpr std::array<std::pair<std::string_view, Delivery>, 2> kDeliveries = {{
+    {"at_least_once", Delivery::kAtLeastOnce},
+    {"exactly_once", Delivery::kExactlyOnce},
+}};
 
 absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out) {
   if (auto s = reader.CheckKnownKeys(kRelayKeys); !s.ok()) return s;
@@ -193,7 +184,7 @@ absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out) {
       !s.ok()) {
     return s;
   }
-  if (auto s = ReadDelivery(reader, out); !s.ok()) return s;
+  if (auto s = ReadChoice(reader, "delivery", kDeliveries, out.delivery); !s.ok()) return s;
   if (auto s = reader.ReadString("transactional_id", R"(transactional_id = "outboxd-orders")",
                                  out.transactional_id);
       !s.ok()) {

@@ -2,6 +2,7 @@
 // Internal to outboxd_config: typed access to one TOML table that turns every problem into an
 // InvalidArgument error naming the file, line, key, problem and fix.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "fmt/format.h"
 #include "toml++/toml.h"
 
 namespace outboxd::config::internal {
@@ -77,5 +79,32 @@ class SectionReader {
   const toml::table* table_;
   std::vector<std::string>* warnings_;
 };
+
+// Reads a string key whose value must be one of `names` and stores the matching enumerator.
+// Another spelling of a name (case, '-' for '_') is accepted with a warning naming the right one.
+template <typename Enum, size_t N>
+absl::Status ReadChoice(const SectionReader& reader, std::string_view key,
+                        const std::array<std::pair<std::string_view, Enum>, N>& names, Enum& out) {
+  std::string text;
+  const std::string example = fmt::format("{} = \"{}\"", key, names[0].first);
+  if (auto s = reader.ReadString(key, example, text); !s.ok()) return s;
+  if (!reader.Has(key)) return absl::OkStatus();
+  std::string choices;
+  for (const auto& [name, value] : names) {
+    if (name == text) {
+      out = value;
+      return absl::OkStatus();
+    }
+    choices.append(choices.empty() ? "" : ", ").append(fmt::format("\"{}\"", name));
+  }
+  for (const auto& [name, value] : names) {
+    if (!IsOtherSpelling(text, name)) continue;
+    out = value;
+    reader.Warn(key, fmt::format("is \"{}\", read as \"{}\": write \"{}\"", text, name, name));
+    return absl::OkStatus();
+  }
+  return reader.Error(key, fmt::format("is \"{}\", which is not a choice", text),
+                      fmt::format("write one of {}", choices));
+}
 
 }  // namespace outboxd::config::internal

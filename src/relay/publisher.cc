@@ -15,10 +15,6 @@ std::string FencedMessage(std::string_view reason) {
                 "slot now; stopping (exit 8) rather than fencing it back");
 }
 
-// How long a transactional call may block the loop; the broker's own transaction timeout
-// (transaction.timeout.ms, 60 s by default) is longer. Past it the producer is rebuilt: without
-// KIP-890 a commit retried after a timeout is ambiguous.
-constexpr int kTransactionCallTimeoutMs = 30'000;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(const ProducerFactory& factory,
@@ -147,57 +143,6 @@ Publisher::TopicCounters* Publisher::CountersFor(const std::string& topic) {
              .first;
   }
   return &it->second;
-}
-
-absl::Status Publisher::EnsureTransaction() {
-  if (!transactional_ || transaction_.open) return absl::OkStatus();
-  if (!failure_.ok()) return failure_;  // Nothing more goes into a failed producer.
-  if (auto s = producer_->BeginTransaction(); !s.ok()) {
-    Fail(s);
-    return s;
-  }
-  transaction_ = {.open = true, .records = 0, .bytes = 0, .begun = clock_.SteadyNow()};
-  return absl::OkStatus();
-}
-
-bool Publisher::TransactionDue() const {
-  return transaction_.open &&
-         (transaction_.records >= static_cast<uint64_t>(relay_config_.transaction_max_events) ||
-          transaction_.bytes >= static_cast<uint64_t>(relay_config_.transaction_max_bytes) ||
-          clock_.SteadyNow() >= transaction_due_at());
-}
-
-std::chrono::steady_clock::time_point Publisher::transaction_due_at() const {
-  return transaction_.begun + std::chrono::milliseconds(relay_config_.transaction_max_ms);
-}
-
-absl::Status Publisher::CommitTransaction(const std::optional<ControlRecord>& position) {
-  if (!transaction_.open) return absl::OkStatus();
-  absl::Status s;
-  if (position) {
-    s = PublishControl(position->topic, position->key, position->value);
-    if (absl::IsResourceExhausted(s)) {
-      // The queue is full of this transaction's records; the commit waits for them anyway.
-      producer_->Flush(kTransactionCallTimeoutMs);
-      s = PublishControl(position->topic, position->key, position->value);
-    }
-  }
-  if (s.ok()) {
-    const auto started = clock_.SteadyNow();
-    s = producer_->CommitTransaction(kTransactionCallTimeoutMs);
-    metrics_.kafka_commit_seconds.Observe(
-        std::chrono::duration<double>(clock_.SteadyNow() - started).count());
-  }
-  if (!s.ok()) {
-    if (absl::IsResourceExhausted(s)) s = absl::UnavailableError(s.message());
-    Fail(s);
-    transaction_.open = false;  // The rebuilt producer's InitTransactions aborts it.
-    return s;
-  }
-  metrics_.kafka_transactions.Add();
-  metrics_.kafka_transaction_records.Add(transaction_.records);
-  transaction_.open = false;
-  return absl::OkStatus();
 }
 
 absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin& origin,

@@ -127,6 +127,10 @@ class Publisher final : private kafka::DeliveryHandler {
   void OnDelivered(uint64_t tag) override;
   void OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) override;
   void Fail(absl::Status status);
+  // How long a transactional call may block the loop; the broker's own transaction timeout
+  // (transaction.timeout.ms, 60 s by default) is longer. Past it the producer is rebuilt:
+  // without KIP-890 a commit retried after a timeout is ambiguous.
+  static constexpr int kTransactionCallTimeoutMs = 30'000;
   // Begins a Kafka transaction unless one is open (transactional publishers only).
   absl::Status EnsureTransaction();
 

@@ -93,7 +93,10 @@ absl::Status SlotStream::CommitTransaction() {
   }
   std::optional<Publisher::ControlRecord> control;
   const std::string value = record ? position::EncodeRecord(*record) : std::string();
-  if (record) control.emplace(ctx_.positions->topic(), record->slot, value);
+  if (record) {
+    control.emplace(Publisher::ControlRecord{
+        .topic = ctx_.positions->topic(), .key = record->slot, .value = value});
+  }
   if (auto s = publisher_.CommitTransaction(control); !s.ok()) {
     return Blame(FailureSide::kKafka, s);
   }
