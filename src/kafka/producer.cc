@@ -379,8 +379,12 @@ void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {
     const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal);
     fatal_error_ = Concat(rd_kafka_err2name(cause), ": ", fatal);
     fenced_ = ClassifyError(cause) == ErrorVerdict::kFenced;
-    log::Error("Kafka producer hit a fatal error: {}; restarting from the confirmed LSN",
-               *fatal_error_);
+    if (fenced_) {
+      log::Error("Kafka fenced the producer: {}", *fatal_error_);
+    } else {
+      log::Error("Kafka producer hit a fatal error: {}; restarting from the confirmed LSN",
+                 *fatal_error_);
+    }
     return;
   }
   if (std::optional<std::string> message = OperatorErrorMessage(err, reason)) {
