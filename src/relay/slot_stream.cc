@@ -150,7 +150,9 @@ std::chrono::steady_clock::time_point SlotStream::Deadline() const {
   // buffer while the socket is quiet: waiting in poll() then stalls a drain for nothing.
   if (Reading() && session_->MayHaveBufferedInput()) return now;
   auto deadline = std::min(session_->next_status_due(), next_progress_);
-  if (publisher_.transaction_open()) {
+  // A due Kafka transaction is committed at the next Postgres commit, which reading brings:
+  // waking for it inside a Postgres transaction would only spin while Kafka holds reading up.
+  if (publisher_.transaction_open() && !changes_.InTransaction()) {
     deadline = std::min(deadline, publisher_.transaction_due_at());
   }
   // Wake for the position record only when it has something new to say.
