@@ -54,6 +54,7 @@ class RecvLogical:
 
 class Outboxd:
     name = "outboxd"
+    relay = ""  # [relay] section lines
 
     def __init__(self, svc, binary, workdir, kafka_props=(), postgres_props=()):
         self.svc = svc
@@ -71,6 +72,7 @@ class Outboxd:
         props = "\n".join(f'"{k}" = "{v}"' for k, v in self.kafka_props)
         pg_props = "".join(f"{k} = {v}\n" for k, v in self.postgres_props)
         http = f'[http]\nlisten = "127.0.0.1:{http_port}"\n' if http_port else ""
+        relay = f"[relay]\n{self.relay}\n" if self.relay else ""
         with open(path, "w") as f:
             f.write(f"""[postgres]
 conninfo = "{self.svc.conninfo}"
@@ -80,7 +82,7 @@ tables = ["public.outbox"]
 {pg_props}[kafka]
 "bootstrap.servers" = "{self.svc.bootstrap}"
 {props}
-{http}""")
+{relay}{http}""")
         return path
 
     def start(self, shape, http_port=None):
@@ -139,3 +141,12 @@ tables = ["public.outbox"]
             log("outboxd did not stop within 30 s of SIGTERM; killing it")
             self.proc.kill()
             self.proc.wait()
+
+
+class OutboxdExactlyOnce(Outboxd):
+    """outboxd with [relay] delivery = "exactly_once", on its own slot (bench/run --exactly-once)."""
+    name = "outboxd-exactly-once"
+    relay = 'delivery = "exactly_once"'
+
+    def slot(self, shape):
+        return f"b_outboxd_eos_{shape}"
