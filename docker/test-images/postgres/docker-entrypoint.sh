@@ -29,6 +29,8 @@ run_init_file() {
   esac
 }
 
+# init_cluster COMMAND... — as the official image, the temporary server takes the command's
+# settings (wal_level=logical, ...) and listens on its Unix socket only.
 init_cluster() {
   export POSTGRES_USER=${POSTGRES_USER:-postgres}
   export POSTGRES_DB=${POSTGRES_DB:-$POSTGRES_USER}
@@ -41,10 +43,12 @@ init_cluster() {
   initdb --username="$POSTGRES_USER" --pwfile=<(printf '%s\n' "${POSTGRES_PASSWORD:-}") \
     ${POSTGRES_INITDB_ARGS:-}
   printf '\nhost all all all %s\n' "$auth" >>"$PGDATA/pg_hba.conf"
-  pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -p 5432" -w start
+  shift
+  pg_ctl -D "$PGDATA" -o "$(printf '%q ' "$@" -c listen_addresses='' -p 5432)" -w start
   export PGUSER=$POSTGRES_USER PGPASSWORD=${POSTGRES_PASSWORD:-}
   if [[ $POSTGRES_DB != postgres ]]; then
-    psql -v ON_ERROR_STOP=1 --dbname postgres --set db="$POSTGRES_DB" -c 'CREATE DATABASE :"db"'
+    # Through stdin: psql substitutes :"db" there, not in -c.
+    psql -v ON_ERROR_STOP=1 --dbname postgres --set db="$POSTGRES_DB" <<<'CREATE DATABASE :"db"'
   fi
   local f
   for f in /docker-entrypoint-initdb.d/*; do
@@ -56,6 +60,6 @@ init_cluster() {
 }
 
 if [[ $1 == postgres && ! -s $PGDATA/PG_VERSION ]]; then
-  init_cluster
+  init_cluster "$@"
 fi
 exec "$@"
