@@ -22,6 +22,7 @@ run_init_file() {
   local f=$1
   case $f in
     *.sh)
+      # shellcheck disable=SC1090  # the init scripts are the user's
       if [[ -x $f ]]; then echo "$0: running $f"; "$f"; else echo "$0: sourcing $f"; . "$f"; fi ;;
     *.sql) echo "$0: running $f"; psql -v ON_ERROR_STOP=1 --dbname "$POSTGRES_DB" -f "$f" ;;
     *.sql.gz) echo "$0: running $f"; gunzip -c "$f" | psql -v ON_ERROR_STOP=1 --dbname "$POSTGRES_DB" ;;
