@@ -68,7 +68,7 @@ class Outboxd:
         return f"b_outboxd_{shape}"
 
     def write_config(self, shape, http_port=None):
-        path = os.path.join(self.workdir, f"outboxd-{shape}.toml")
+        path = os.path.join(self.workdir, f"{self.name}-{shape}.toml")
         props = "\n".join(f'"{k}" = "{v}"' for k, v in self.kafka_props)
         pg_props = "".join(f"{k} = {v}\n" for k, v in self.postgres_props)
         http = f'[http]\nlisten = "127.0.0.1:{http_port}"\n' if http_port else ""
@@ -87,7 +87,7 @@ tables = ["public.outbox"]
 
     def start(self, shape, http_port=None):
         config = self.write_config(shape, http_port)
-        self.log_path = os.path.join(self.workdir, f"outboxd-{shape}.log")
+        self.log_path = os.path.join(self.workdir, f"{self.name}-{shape}.log")
         with open(self.log_path, "ab") as log_file:
             self.proc = subprocess.Popen(self.svc.wrap([self.binary, "run", "--config", config]),
                                          stderr=log_file, stdout=log_file)
