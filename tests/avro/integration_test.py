@@ -34,6 +34,29 @@ def registry(path):
         return json.loads(r.read())
 
 
+def put_config(subject, level):
+    req = urllib.request.Request(
+        os.environ["OUTBOXD_TEST_SCHEMA_REGISTRY_URL"] + "/config/" + subject,
+        data=json.dumps({"compatibility": level}).encode(), method="PUT",
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def post_schema(subject, schema):
+    req = urllib.request.Request(
+        os.environ["OUTBOXD_TEST_SCHEMA_REGISTRY_URL"] + f"/subjects/{subject}/versions",
+        data=json.dumps({"schema": schema}).encode(), method="POST",
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def apicurio(command):
+    subprocess.run([os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "apicurio"),
+                    command, os.environ["OUTBOXD_TEST_SERVICES_DIR"]], check=True)
+
+
 def consume(topic, count, timeout_s=60):
     c = Consumer({"bootstrap.servers": os.environ["OUTBOXD_TEST_KAFKA_BOOTSTRAP"],
                   "group.id": "avro-it-%d" % time.time_ns(), "auto.offset.reset": "earliest",
@@ -70,13 +93,16 @@ def main():
       CREATE TABLE public.{run}_bin (id uuid PRIMARY KEY, aggregatetype text NOT NULL,
         aggregateid text NOT NULL, type text NOT NULL, payload bytea);
       ALTER TABLE public.{run}_json OWNER TO outboxd;
-      ALTER TABLE public.{run}_bin OWNER TO outboxd;""")
+      ALTER TABLE public.{run}_bin OWNER TO outboxd;
+      CREATE TABLE public.{run}_int (id uuid PRIMARY KEY, aggregatetype text NOT NULL,
+        aggregateid text NOT NULL, type text NOT NULL, payload integer);
+      ALTER TABLE public.{run}_int OWNER TO outboxd;""")
     config = os.path.join(work, run + ".toml")
     with open(config, "w") as f:
         f.write(f"""
 [postgres]
 conninfo = "{os.environ['OUTBOXD_TEST_PG_CONNINFO']}"
-tables = ["public.{run}_json", "public.{run}_bin"]
+tables = ["public.{run}_json", "public.{run}_bin", "public.{run}_int"]
 slot = "{run}"
 publication = "{run}"
 [kafka]
@@ -136,13 +162,46 @@ url = "{os.environ['OUTBOXD_TEST_SCHEMA_REGISTRY_URL']}"
             latest = registry(f"/subjects/{topic}-value/versions/latest")
             print(f"ok   subject {topic}-value version {latest['version']} id {latest['id']}: "
                   f"{latest['schema']}")
+        if os.environ.get("OUTBOXD_AVRO_IT_RESTART_REGISTRY") == "1":
+            # The registry down: the row waits (nothing dead-lettered), then arrives.
+            apicurio("stop")
+            psql(f"INSERT INTO public.{run}_json VALUES "
+                 f"('11111111-0000-0000-0000-000000000009', 'Later', 'a9', 't', '{{}}')")
+            time.sleep(5)
+            apicurio("start")
+            late = consume(prefix + ".Later", 1, timeout_s=90)
+            if len(late) != 1 or decode(late[0].value())[0] != "{}":
+                failures.append("the row written while the registry was down did not arrive")
+            else:
+                print("ok   a row written while the registry was down arrived after it came back")
+            if proc.poll() is not None:
+                failures.append(f"outboxd exited ({proc.returncode}) while the registry was down")
+        # An incompatible schema under BACKWARD: exit 3 naming the subject. (The registry keeps
+        # its subjects in memory: after a restart, the jsonb schema is registered again here.)
+        post_schema(prefix + ".Order-value", JSONB_VALUE)
+        put_config(prefix + ".Order-value", "BACKWARD")
+        psql(f"INSERT INTO public.{run}_int VALUES "
+             f"('33333333-0000-0000-0000-000000000001', 'Order', 'a1', 't', 7)")
+        try:
+            code = proc.wait(60)
+        except subprocess.TimeoutExpired:
+            code = None
+        log.flush()
+        text = open(log.name).read()
+        if code != 3 or f"{prefix}.Order-value" not in text or "incompatible" not in text:
+            failures.append(f"an incompatible schema: exit {code}, log tail {text[-600:]!r}")
+        else:
+            line = [l for l in text.splitlines() if "incompatible" in l][-1]
+            print(f"ok   an incompatible schema stops outboxd with exit 3: {line[:400]}")
     finally:
-        proc.terminate()
-        proc.wait(30)
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(30)
         log.close()
         psql(f"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
              f"WHERE slot_name = '{run}'")
-        psql(f"DROP TABLE public.{run}_json, public.{run}_bin; DROP PUBLICATION IF EXISTS {run}")
+        psql(f"DROP TABLE public.{run}_json, public.{run}_bin, public.{run}_int; "
+             f"DROP PUBLICATION IF EXISTS {run}")
     for f in failures:
         print("FAIL", f)
     print(f"{len(failures)} failures; outboxd log: {log.name}")
