@@ -147,14 +147,10 @@ absl::StatusOr<DebeziumImport> ImportDebezium(std::string_view json, std::string
     return s;
   }
   if (auto s = internal::TranslateOutbox(options, sections[1], result.warnings); !s.ok()) return s;
-  for (std::string_view side : {"value", "key"}) {  // One registry: the value's, else the key's.
-    if (!internal::UsesAvroConverter(sections[1], side)) continue;
-    if (auto s =
-            internal::TranslateSchemaRegistry(options, side, sections[2], result.registry_password);
-        !s.ok()) {
-      return s;
-    }
-    break;
+  if (auto s = internal::TranslateRegistries(options, sections[1], sections[2],
+                                             result.registry_password);
+      !s.ok()) {
+    return s;
   }
   for (const std::string& name : options.Unread()) {
     result.warnings.push_back(fmt::format("{} is not used by outboxd (ignored)", name));

@@ -2,6 +2,7 @@
 // (AbstractKafkaSchemaSerDeConfig and AvroDataConfig) under key.converter / value.converter.
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "config/debezium_import.h"
@@ -67,6 +68,13 @@ absl::Status Credentials(ConnectorOptions& options, const std::string& prefix, T
   return absl::OkStatus();
 }
 
+// The TOML lines without their "  # option" comments, which name each side's options.
+std::vector<std::string> Values(const TomlSection& section) {
+  std::vector<std::string> out;
+  for (const std::string& line : section.lines) out.push_back(line.substr(0, line.find("  # ")));
+  return out;
+}
+
 }  // namespace
 
 absl::Status TranslateSchemaRegistry(ConnectorOptions& options, std::string_view side,
@@ -110,6 +118,29 @@ absl::Status TranslateSchemaRegistry(ConnectorOptions& options, std::string_view
   }
   return options.Error(strategy_name, fmt::format("is \"{}\"", strategy),
                        "use TopicNameStrategy, RecordNameStrategy or TopicRecordNameStrategy");
+}
+
+absl::Status TranslateRegistries(ConnectorOptions& options, const TomlSection& outbox,
+                                 TomlSection& out, std::string& password) {
+  const bool value = UsesAvroConverter(outbox, "value");
+  const bool key = UsesAvroConverter(outbox, "key");
+  if (!value && !key) return absl::OkStatus();
+  if (auto s = TranslateSchemaRegistry(options, value ? "value" : "key", out, password); !s.ok()) {
+    return s;
+  }
+  if (!value || !key) return absl::OkStatus();
+  TomlSection key_section;
+  std::string key_password;
+  if (auto s = TranslateSchemaRegistry(options, "key", key_section, key_password); !s.ok()) {
+    return s;
+  }
+  if (Values(key_section) != Values(out) || key_password != password) {
+    return options.Error("key.converter.schema.registry.url",
+                         "or another of key.converter's registry options differs from "
+                         "value.converter's; outboxd uses one registry with one set of options",
+                         "give key.converter the same registry options as value.converter");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace outboxd::config::internal

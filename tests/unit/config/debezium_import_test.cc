@@ -184,6 +184,23 @@ TEST(DebeziumImportTest, ConfluentsAvroConverterAndItsRegistry) {
   EXPECT_THAT(ErrorOf(avro(R"("value.converter.schema.registry.url": "http://r",
                               "value.converter.connect.meta.data": "false")")),
               HasSubstr("value.converter.connect.meta.data"));
+  // Both sides avro: one registry, so their options must agree.
+  std::string both =
+      avro(registry + R"(, "key.converter.schema.registry.url": "https://registry:8081",
+         "key.converter.basic.auth.credentials.source": "USER_INFO",
+         "key.converter.basic.auth.user.info": "dbz:reg-s3cret",
+         "key.converter.auto.register.schemas": "false",
+         "key.converter.key.subject.name.strategy":
+           "io.confluent.kafka.serializers.subject.RecordNameStrategy")");
+  both.replace(
+      both.find("org.apache.kafka.connect.storage.StringConverter", both.find("\"key.converter\"")),
+      48, "io.confluent.connect.avro.AvroConverter");
+  EXPECT_THAT(TomlOf(both), AllOf(HasSubstr(R"(key_converter = "avro")"),
+                                  HasSubstr(R"(subject_name_strategy = "record")")));
+  std::string differ = both;
+  differ.replace(differ.find("https://registry:8081", differ.find("key.converter.schema")), 21,
+                 "https://other:8081");
+  EXPECT_THAT(ErrorOf(differ), HasSubstr("key.converter.schema.registry.url"));
   std::string apicurio = Connector();
   apicurio.replace(apicurio.find("org.apache.kafka.connect.storage.StringConverter",
                                  apicurio.find("\"value.converter\"")),
