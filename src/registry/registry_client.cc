@@ -23,12 +23,38 @@ std::string ErrorMessage(const std::string& body) {
   return body.substr(0, 300);
 }
 
+// No reply: a certificate the configured CAs do not verify is for an operator to fix; the rest
+// (refused, reset, timed out) is retried.
+absl::Status StatusOfError(httplib::Error error, std::string_view what) {
+  const std::string message =
+      fmt::format("schema registry: {}: {}", what, httplib::to_string(error));
+  switch (error) {
+    case httplib::Error::SSLLoadingCerts:
+    case httplib::Error::SSLServerVerification:
+      return absl::FailedPreconditionError(fmt::format(
+          "{}; set [schema_registry] ca_file to the PEM CA that signs the registry's certificate "
+          "(and use the host name the certificate names)",
+          message));
+    case httplib::Error::Success:
+    case httplib::Error::Unknown:
+    case httplib::Error::Connection:
+    case httplib::Error::BindIPAddress:
+    case httplib::Error::Read:
+    case httplib::Error::Write:
+    case httplib::Error::ExceedRedirectCount:
+    case httplib::Error::Canceled:
+    case httplib::Error::SSLConnection:
+    case httplib::Error::UnsupportedMultipartBoundaryChars:
+    case httplib::Error::Compression:
+    case httplib::Error::ConnectionTimeout:
+      return absl::UnavailableError(message);
+  }
+  return absl::UnavailableError(message);
+}
+
 absl::Status StatusOfReply(const httplib::Result& result, std::string_view what,
                            std::string_view subject) {
-  if (!result) {
-    return absl::UnavailableError(
-        fmt::format("schema registry: {}: {}", what, httplib::to_string(result.error())));
-  }
+  if (!result) return StatusOfError(result.error(), what);
   const int code = result->status;
   if (code >= 200 && code < 300) return absl::OkStatus();
   const std::string message =

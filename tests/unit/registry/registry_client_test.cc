@@ -4,8 +4,11 @@
 #include "registry/registry_client.h"
 
 #include <httplib.h>
+#include <stdlib.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -117,6 +120,43 @@ TEST(RegistryClientTest, NothingListeningIsUnavailable) {
   }
   EXPECT_EQ(ClientFor(port)->Register("t-value", "\"string\"").status().code(),
             absl::StatusCode::kUnavailable);
+}
+
+// HTTPS with a throwaway self-signed certificate (openssl, from scripts/setup): verified with
+// ca_file, and refused without it as an operator error, not a retry.
+TEST(RegistryClientTest, HttpsVerifiesTheRegistryWithCaFile) {
+  char dir_template[] = "/tmp/outboxd-registry-tls.XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string cert = dir + "/cert.pem", key = dir + "/key.pem";
+  const std::string command =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext "
+      "subjectAltName=IP:127.0.0.1 -keyout " +
+      key + " -out " + cert + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  httplib::SSLServer server(cert.c_str(), key.c_str());
+  server.Post(R"(/subjects/([^/]+)/versions)",
+              [](const httplib::Request& req, httplib::Response& res) {
+                res.set_content(req.has_header("Authorization") ? R"({"id":5})" : R"({"id":0})",
+                                "application/json");
+              });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  config::SchemaRegistryConfig cfg;
+  cfg.url = "https://127.0.0.1:" + std::to_string(port);
+  cfg.username = "u";
+  cfg.password = "p";
+  cfg.timeout_ms = 2000;
+  cfg.ca_file = cert;
+  EXPECT_EQ(*(*RegistryClient::Create(cfg))->Register("t-value", "\"string\""), 5);
+  cfg.ca_file = "";  // The system's CAs do not sign it.
+  absl::StatusOr<int32_t> refused =
+      (*RegistryClient::Create(cfg))->Register("t-value", "\"string\"");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+  EXPECT_NE(refused.status().message().find("ca_file"), std::string::npos);
+  server.stop();
+  thread.join();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
