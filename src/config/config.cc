@@ -20,7 +20,8 @@ Converter NonBytesValueConverter(const OutboxConfig& cfg) {
 }
 namespace {
 
-constexpr std::string_view kSections[] = {"postgres", "kafka", "outbox", "relay", "http", "log"};
+constexpr std::string_view kSections[] = {"postgres", "kafka", "outbox", "schema_registry",
+                                          "relay",    "http",  "log"};
 
 absl::StatusOr<toml::table> ParseToml(std::string_view text, std::string_view source) {
   if (auto unsafe = internal::FindTomlUnsafeCodePoint(text)) {
@@ -59,7 +60,7 @@ absl::Status CheckTopLevel(std::string_view source, const toml::table& root) {
     if (!node.is_table()) {
       return absl::InvalidArgumentError(fmt::format(
           "{}unknown key {} outside any section; put it under [postgres], [kafka], [outbox], "
-          "[relay], [http] or [log]",
+          "[schema_registry], [relay], [http] or [log]",
           where, name));
     }
     return absl::InvalidArgumentError(fmt::format("{}unknown section [{}]{}", where, name,
@@ -96,6 +97,11 @@ absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view 
     return s;
   }
   if (auto s = internal::ReadOutbox(section("outbox"), config.outbox); !s.ok()) return s;
+  if (auto s = internal::ReadSchemaRegistry(section("schema_registry"), config.outbox,
+                                            config.schema_registry);
+      !s.ok()) {
+    return s;
+  }
   if (auto s = internal::ReadRelay(section("relay"), config.relay); !s.ok()) return s;
   if (auto s = internal::ReadHttp(section("http"), config.http); !s.ok()) return s;
   if (auto s = internal::ReadLog(section("log"), config.log); !s.ok()) return s;

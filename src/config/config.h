@@ -74,8 +74,9 @@ using HeaderPlacement = AdditionalField;  // The name from when headers were the
 // Kafka Connect's converters, whose bytes outboxd reproduces: StringConverter, JsonConverter
 // with schemas.enable=false, and with schemas.enable=true ({"schema":...,"payload":...}); kBytes
 // is ByteArrayConverter, or Debezium's BinaryDataConverter with a delegate for values that are
-// not bytes (value_converter_delegate).
-enum class Converter { kString, kJson, kJsonWithSchema, kBytes };
+// not bytes (value_converter_delegate); kAvro is Confluent's AvroConverter (Apicurio's in its
+// Confluent-compatible mode): the Confluent wire format against [schema_registry].
+enum class Converter { kString, kJson, kJsonWithSchema, kBytes, kAvro };
 
 // table.op.invalid.behavior: what an UPDATE of an outbox row does (DELETEs are always skipped).
 // kWarn and kError skip it with a log line of that level; kFatal stops outboxd.
@@ -187,6 +188,23 @@ struct RelayConfig {
   int32_t transaction_split_ms = 20000;
 };
 
+// Confluent's subject name strategies: TopicNameStrategy ("<topic>-key"/"-value"),
+// RecordNameStrategy (the schema's full name), TopicRecordNameStrategy ("<topic>-<name>").
+enum class SubjectNameStrategy { kTopic, kRecord, kTopicRecord };
+
+// [schema_registry]: the Confluent-compatible registry of the "avro" converters (Confluent's
+// schema.registry.* and the AvroSerializer's settings).
+struct SchemaRegistryConfig {
+  std::string url;       // "http(s)://host:port[/path]"; empty = none (no avro converter).
+  std::string username;  // basic.auth.user.info's user; empty = no basic auth.
+  std::string password;
+  std::string ca_file;                // PEM bundle for an https url; empty = the system's CAs.
+  bool auto_register_schemas = true;  // auto.register.schemas
+  bool use_latest_version = false;    // use.latest.version: the subject's latest schema id.
+  SubjectNameStrategy subject_name_strategy = SubjectNameStrategy::kTopic;
+  int32_t timeout_ms = 5000;  // Connect and read timeout of one request.
+};
+
 // The status server (/metrics, /healthz, /readyz).
 struct HttpConfig {
   std::string listen;  // "host:port" or "[ipv6]:port", validated; empty = no server.
@@ -204,6 +222,7 @@ struct Config {
   // "bootstrap.servers".
   std::vector<std::pair<std::string, std::string>> kafka;
   OutboxConfig outbox;
+  SchemaRegistryConfig schema_registry;
   RelayConfig relay;
   HttpConfig http;
   LogConfig log;

@@ -88,6 +88,7 @@ std::string Render(std::string_view source, const std::string& connector,
       "OUTBOXD_KAFKA_BOOTSTRAP_SERVERS or add a [kafka] section with \"bootstrap.servers\".\n",
       source, connector.empty() ? "" : fmt::format(" \"{}\"", connector));
   for (const TomlSection& section : sections) {
+    if (section.lines.empty()) continue;
     out += fmt::format("\n[{}]\n{}\n", section.name, absl::StrJoin(section.lines, "\n"));
   }
   return out;
@@ -140,12 +141,17 @@ absl::StatusOr<DebeziumImport> ImportDebezium(std::string_view json, std::string
     }
   }
   ConnectorOptions options(std::string(source), *std::move(values));
-  std::vector<TomlSection> sections = {{"postgres", {}}, {"outbox", {}}};
+  std::vector<TomlSection> sections = {{"postgres", {}}, {"outbox", {}}, {"schema_registry", {}}};
   if (auto s = internal::TranslatePostgres(options, sections[0], result.password, result.warnings);
       !s.ok()) {
     return s;
   }
   if (auto s = internal::TranslateOutbox(options, sections[1], result.warnings); !s.ok()) return s;
+  if (auto s = internal::TranslateRegistries(options, sections[1], sections[2],
+                                             result.registry_password);
+      !s.ok()) {
+    return s;
+  }
   for (const std::string& name : options.Unread()) {
     result.warnings.push_back(fmt::format("{} is not used by outboxd (ignored)", name));
   }
@@ -173,14 +179,16 @@ absl::StatusOr<Config> LoadDebeziumConfig(const std::string& json_path,
     toml += "\n" + *extra;
   }
   // The password reaches the conninfo through the environment, escaped for libpq's quoting.
+  const std::string registry_password = imported->registry_password;
   std::string escaped;
   for (char c : imported->password) {
     if (c == '\'' || c == '\\') escaped += '\\';
     escaped += c;
   }
-  const Environment with_password = [&env,
-                                     escaped](std::string_view name) -> std::optional<std::string> {
+  const Environment with_password =
+      [&env, escaped, registry_password](std::string_view name) -> std::optional<std::string> {
     if (name == kEnvPostgresPassword && !escaped.empty()) return escaped;
+    if (name == kEnvRegistryPassword && !registry_password.empty()) return registry_password;
     return env(name);
   };
   const std::string source = fmt::format("{} (as outboxd TOML{})", json_path,

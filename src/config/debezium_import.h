@@ -18,12 +18,15 @@ namespace outboxd::config {
 
 // The environment variable the printed TOML reads database.password from (never printed).
 inline constexpr std::string_view kEnvPostgresPassword = "OUTBOXD_POSTGRES_PASSWORD";
+// ... and the schema registry's basic auth password (AvroConverter's basic.auth.user.info).
+inline constexpr std::string_view kEnvRegistryPassword = "OUTBOXD_SCHEMA_REGISTRY_PASSWORD";
 
 struct DebeziumImport {
   std::string connector_name;  // "name", empty when the bare config has none
   // [postgres] and [outbox] as outboxd TOML; the password as ${OUTBOXD_POSTGRES_PASSWORD}.
   std::string toml;
-  std::string password;  // database.password, for running directly (not in `toml`)
+  std::string password;           // database.password, for running directly (not in `toml`)
+  std::string registry_password;  // basic.auth.user.info's password, likewise
   // One line per option outboxd ignores, naming it and why (options that would change what
   // consumers see are errors instead).
   std::vector<std::string> warnings;

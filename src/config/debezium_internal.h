@@ -67,4 +67,15 @@ absl::Status TranslatePostgres(ConnectorOptions& options, TomlSection& out, std:
 absl::Status TranslateOutbox(ConnectorOptions& options, TomlSection& out,
                              std::vector<std::string>& warnings);
 
+// True when [outbox] `out` got `side`_converter = "avro".
+bool UsesAvroConverter(const TomlSection& out, std::string_view side);
+// Fill [schema_registry] `out` from the avro converters of [outbox] `outbox` (none: nothing);
+// with both avro, their registry options must agree (outboxd has one registry).
+absl::Status TranslateRegistries(ConnectorOptions& options, const TomlSection& outbox,
+                                 TomlSection& out, std::string& password);
+// Fill [schema_registry] from `side`.converter's AvroConverter options ("key" or "value");
+// `password` receives basic.auth.user.info's password (kept out of the TOML).
+absl::Status TranslateSchemaRegistry(ConnectorOptions& options, std::string_view side,
+                                     TomlSection& out, std::string& password);
+
 }  // namespace outboxd::config::internal

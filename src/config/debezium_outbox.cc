@@ -23,6 +23,9 @@ constexpr std::string_view kJsonConverter = "org.apache.kafka.connect.json.JsonC
 constexpr std::string_view kByteArrayConverter =
     "org.apache.kafka.connect.converters.ByteArrayConverter";
 constexpr std::string_view kBinaryDataConverter = "io.debezium.converters.BinaryDataConverter";
+constexpr std::string_view kAvroConverter = "io.confluent.connect.avro.AvroConverter";
+constexpr std::string_view kApicurioAvroConverter =
+    "io.apicurio.registry.utils.converter.AvroConverter";
 
 // Event Router option -> [outbox] string key.
 constexpr std::pair<std::string_view, std::string_view> kRouterStrings[] = {
@@ -67,11 +70,24 @@ absl::StatusOr<std::string> TextConverter(ConnectorOptions& options, const std::
     absl::StatusOr<std::string> enabled = Bool(options, name + ".schemas.enable", schemas);
     if (!enabled.ok()) return enabled.status();
     choice = *enabled == "true" ? "json_with_schema" : "json";
+  } else if (*type == kAvroConverter) {
+    choice = "avro";  // Its registry options: TranslateSchemaRegistry.
+  } else if (*type == kApicurioAvroConverter) {
+    // Apicurio's converter writes its own framing (the id in headers or 8 bytes by default).
+    return options.Error(
+        name,
+        fmt::format("is \"{}\", whose framing (the schema id in record headers, or an 8-byte "
+                    "id) outboxd does not write",
+                    *type),
+        fmt::format("use {} with schema.registry.url pointing at Apicurio's Confluent-compatible "
+                    "API (.../apis/ccompat/v7); outboxd writes that wire format",
+                    kAvroConverter));
   } else {
     return options.Error(
         name, fmt::format("is \"{}\", which outboxd does not reproduce", *type),
-        fmt::format("use {}, {}, {} or {} (or keep Debezium for this connector)", kStringConverter,
-                    kJsonConverter, kByteArrayConverter, kBinaryDataConverter));
+        fmt::format("use {}, {}, {}, {} or {} (or keep Debezium for this connector)",
+                    kStringConverter, kJsonConverter, kAvroConverter, kByteArrayConverter,
+                    kBinaryDataConverter));
   }
   return choice;
 }
@@ -248,6 +264,14 @@ absl::Status Unsupported(ConnectorOptions& options) {
 }
 
 }  // namespace
+
+bool UsesAvroConverter(const TomlSection& out, std::string_view side) {
+  const std::string line = fmt::format("{}_converter = \"avro\"", side);
+  for (const std::string& l : out.lines) {
+    if (l.starts_with(line)) return true;
+  }
+  return false;
+}
 
 absl::Status TranslateOutbox(ConnectorOptions& options, TomlSection& out,
                              std::vector<std::string>& warnings) {

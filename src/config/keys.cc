@@ -5,11 +5,10 @@
 namespace outboxd::config {
 
 std::vector<SectionKeys> AcceptedKeys() {
-  return {{"postgres", internal::PostgresKeys()},
-          {"outbox", internal::OutboxKeys()},
-          {"relay", internal::RelayKeys()},
-          {"http", internal::HttpKeys()},
-          {"log", internal::LogKeys()}};
+  return {
+      {"postgres", internal::PostgresKeys()}, {"outbox", internal::OutboxKeys()},
+      {"relay", internal::RelayKeys()},       {"schema_registry", internal::SchemaRegistryKeys()},
+      {"http", internal::HttpKeys()},         {"log", internal::LogKeys()}};
 }
 
 }  // namespace outboxd::config

@@ -48,11 +48,12 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
 constexpr std::string_view kTopicExample = R"(topic = "outbox.event.${aggregatetype}")";
 constexpr std::string_view kPlacementExample = R"(additional_placement = ["type:header:type"])";
 
-constexpr std::array<std::pair<std::string_view, Converter>, 4> kConverters = {{
+constexpr std::array<std::pair<std::string_view, Converter>, 5> kConverters = {{
     {"string", Converter::kString},
     {"json", Converter::kJson},
     {"json_with_schema", Converter::kJsonWithSchema},
     {"bytes", Converter::kBytes},
+    {"avro", Converter::kAvro},
 }};
 constexpr std::array<std::pair<std::string_view, Converter>, 4> kDelegates = {{
     {"none", Converter::kBytes},
@@ -82,6 +83,26 @@ absl::Status CheckExpandJsonPayload(const SectionReader& reader, const OutboxCon
                                     "outboxd does not reproduce yet",
                                     field.column),
                         "place the column as a header, or set expand_json_payload = false");
+  }
+  return absl::OkStatus();
+}
+
+// The avro converters write the raw format's key and value, not yet an expanded payload.
+absl::Status CheckAvro(const SectionReader& reader, const OutboxConfig& out) {
+  const bool avro_key = out.key_converter == Converter::kAvro;
+  if (!avro_key && out.value_converter != Converter::kAvro) return absl::OkStatus();
+  const std::string_view key = avro_key ? "key_converter" : "value_converter";
+  if (out.format != Format::kRaw) {
+    return reader.Error(
+        key, "is \"avro\", which writes only format = \"raw\" (the Event Router's record)",
+        "write format = \"raw\", or another converter");
+  }
+  if (out.expand_json_payload && out.value_converter == Converter::kAvro) {
+    return reader.Error(
+        "expand_json_payload",
+        "is true with value_converter = \"avro\", which outboxd does not write yet "
+        "(issue 23)",
+        "write value_converter = \"json_with_schema\", or expand_json_payload = false");
   }
   return absl::OkStatus();
 }
@@ -333,6 +354,7 @@ absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out) {
   if (auto s = ReadChoices(reader, out); !s.ok()) return s;
   if (auto s = ReadConnector(reader, out); !s.ok()) return s;
   if (auto s = ReadContract(reader, out); !s.ok()) return s;
+  if (auto s = CheckAvro(reader, out); !s.ok()) return s;
   constexpr std::string_view kDlqExample = R"(dead_letter_topic = "outbox.dlq")";
   if (auto s = reader.ReadString("dead_letter_topic", kDlqExample, out.dead_letter_topic);
       !s.ok()) {

@@ -15,6 +15,9 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env, P
 absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out);
 absl::Status ReadOutbox(const SectionReader& reader, OutboxConfig& out);
 absl::Status ReadHttp(const SectionReader& reader, HttpConfig& out);
+// `outbox` (already read) says whether an avro converter needs the registry.
+absl::Status ReadSchemaRegistry(const SectionReader& reader, const OutboxConfig& outbox,
+                                SchemaRegistryConfig& out);
 absl::Status ReadLog(const SectionReader& reader, LogConfig& out);
 // `table` may be null (no [kafka] section); `source` names the file in errors.
 absl::Status ReadKafka(std::string_view source, const toml::table* table, const Environment& env,
@@ -25,6 +28,7 @@ absl::Span<const std::string_view> PostgresKeys();
 absl::Span<const std::string_view> RelayKeys();
 absl::Span<const std::string_view> OutboxKeys();
 absl::Span<const std::string_view> HttpKeys();
+absl::Span<const std::string_view> SchemaRegistryKeys();
 absl::Span<const std::string_view> LogKeys();
 
 // Reads `name` from `env`: nullopt when unset, InvalidArgument when set but empty (an empty

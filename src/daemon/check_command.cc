@@ -6,6 +6,7 @@
 #include "outbox/mapping_check.h"
 #include "pg/server_checks.h"
 #include "relay/context.h"
+#include "registry/registry_check.h"
 #include "relay/mapping_catalog.h"
 
 namespace outboxd::daemon {
@@ -54,6 +55,8 @@ CheckResults CheckServers(const config::Config& config) {
   CheckResults results = pg::CheckServer(ServerOptions(config));
   CheckResults brokers = kafka::CheckBrokers(BrokerOptions(config));
   results.insert(results.end(), brokers.begin(), brokers.end());
+  CheckResults registry = registry::CheckRegistry(config);
+  results.insert(results.end(), registry.begin(), registry.end());
   return results;
 }
 

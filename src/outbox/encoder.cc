@@ -27,10 +27,11 @@ std::string ProcessRunId() {
   return run_id;
 }
 
-std::unique_ptr<const Encoder> CreateEncoder(const config::OutboxConfig& cfg, std::string run_id) {
+std::unique_ptr<const Encoder> CreateEncoder(const config::OutboxConfig& cfg, std::string run_id,
+                                             SchemaIds* schema_ids) {
   switch (cfg.format) {
     case config::Format::kRaw:
-      return internal::NewRawEncoder(cfg, std::move(run_id));
+      return internal::NewRawEncoder(cfg, std::move(run_id), schema_ids);
     case config::Format::kEnvelopeJson:
       return internal::NewEnvelopeJsonEncoder(cfg);
     case config::Format::kEnvelopeProtobuf:

@@ -15,6 +15,7 @@
 #include "outbox/contract_event.h"
 #include "outbox/outbox_event.h"
 #include "outbox/relation_layout.h"
+#include "outbox/schema_ids.h"
 #include "pgoutput/messages.h"
 
 namespace outboxd::outbox {
@@ -59,8 +60,11 @@ std::string ProcessRunId();
 
 // The encoder of cfg.format (with cfg's converters for "raw", cfg.cloudevents_mode for
 // "cloudevents"). `cfg` must outlive it and every event it fills. `run_id` is the
-// __debezium.context.runId header of the raw format's extended_headers.
+// __debezium.context.runId header of the raw format's extended_headers. `schema_ids` is the
+// registry of the avro converters, required when one is "avro" (config allows them only in the
+// raw format), and must outlive the encoder.
 std::unique_ptr<const Encoder> CreateEncoder(const config::OutboxConfig& cfg,
-                                             std::string run_id = ProcessRunId());
+                                             std::string run_id = ProcessRunId(),
+                                             SchemaIds* schema_ids = nullptr);
 
 }  // namespace outboxd::outbox

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "outbox/encoder.h"
+#include "outbox/schema_ids.h"
 
 namespace outboxd::outbox::internal {
 
@@ -23,8 +24,23 @@ void AppendPlacementHeaders(const config::OutboxConfig& cfg, const MappedRow& ro
 // rows without one, and raw records of tables without the columns, are unchanged.
 void AppendTraceHeaders(const MappedRow& row, OutboxEvent& out);
 
-// The concrete encoders; each keeps a reference to `cfg`, which must outlive it.
-std::unique_ptr<const Encoder> NewRawEncoder(const config::OutboxConfig& cfg, std::string run_id);
+// The raw format's envelope struct name: "<logical_name>.<schema>.<table>.<routing value>.Value"
+// (Debezium names it after the table's first row), cached in row.layout.
+const std::string& EnvelopeSchemaName(const config::OutboxConfig& cfg, const MappedRow& row);
+
+// The avro converters (outbox/avro_schema.h, outbox/avro_datum.h) in the raw format: the key
+// (the aggregate id), and the value (the payload, or the envelope struct when `envelope`) in the
+// Confluent wire format with the id `ids` gives out.topic's subject. A NULL key or value is a
+// null record key or value, as Confluent's serializer writes null. Errors as SchemaIds::IdFor,
+// and InvalidArgument for a row the schema cannot hold.
+absl::Status EncodeAvroKey(SchemaIds& ids, const MappedRow& row, OutboxEvent& out);
+absl::Status EncodeAvroValue(const config::OutboxConfig& cfg, SchemaIds& ids, bool envelope,
+                             const MappedRow& row, OutboxEvent& out);
+
+// The concrete encoders; each keeps a reference to `cfg`, which must outlive it. `schema_ids`
+// (the avro converters' registry; null when none is used) too.
+std::unique_ptr<const Encoder> NewRawEncoder(const config::OutboxConfig& cfg, std::string run_id,
+                                             SchemaIds* schema_ids);
 std::unique_ptr<const Encoder> NewEnvelopeJsonEncoder(const config::OutboxConfig& cfg);
 std::unique_ptr<const Encoder> NewEnvelopeProtobufEncoder(const config::OutboxConfig& cfg);
 std::unique_ptr<const Encoder> NewCloudEventsEncoder(const config::OutboxConfig& cfg);

@@ -28,9 +28,10 @@ constexpr std::string_view kRunIdHeader = "__debezium.context.runId";
 
 class RawEncoder final : public Encoder {
  public:
-  RawEncoder(const config::OutboxConfig& cfg, std::string run_id)
+  RawEncoder(const config::OutboxConfig& cfg, std::string run_id, SchemaIds* schema_ids)
       : cfg_(cfg),
         run_id_(std::move(run_id)),
+        schema_ids_(schema_ids),
         value_converter_(config::NonBytesValueConverter(cfg)),
         has_envelope_(std::any_of(
             cfg.additional_placement.begin(), cfg.additional_placement.end(),
@@ -38,7 +39,11 @@ class RawEncoder final : public Encoder {
   }
 
   absl::Status Encode(const MappedRow& row, OutboxEvent& out) const override {
-    EncodeKey(cfg_, row, out);
+    if (cfg_.key_converter == Converter::kAvro) {
+      if (auto s = EncodeAvroKey(*schema_ids_, row, out); !s.ok()) return s;
+    } else {
+      EncodeKey(cfg_, row, out);
+    }
     if (auto s = EncodeValue(row, out); !s.ok()) return s;
     SetHeaders(row, out);
     AppendTraceHeaders(row, out);
@@ -56,6 +61,7 @@ class RawEncoder final : public Encoder {
 
   const config::OutboxConfig& cfg_;
   const std::string run_id_;
+  SchemaIds* const schema_ids_;  // The avro converters' registry; null when neither is avro.
   // The converter of values that are not bytea payloads: value_converter, or the delegate of
   // "bytes" (kBytes: none).
   const Converter value_converter_;
@@ -83,6 +89,9 @@ absl::Status RawEncoder::EncodeValue(const MappedRow& row, OutboxEvent& out) con
   if (!has_envelope_ && row.layout.payload_is_bytea && cfg_.value_converter == Converter::kBytes) {
     out.value = row.payload;  // BinaryDataConverter: bytes pass untouched; the rest delegated.
     return absl::OkStatus();
+  }
+  if (value_converter_ == Converter::kAvro) {
+    return EncodeAvroValue(cfg_, *schema_ids_, has_envelope_, row, out);
   }
   if (value_converter_ != Converter::kString) return EncodeJsonValue(row, out);
   if (has_envelope_) {
@@ -206,13 +215,8 @@ absl::Status RawEncoder::EncodeExpanded(const ExpandedPayload& expanded, const M
 // routing value it saw spliced in ("<prefix>.<schema>.<table>.<type>.Value"; Debezium caches
 // the schema built for its first row), fields payload then the envelope placements.
 void RawEncoder::AppendEnvelopeSchema(const MappedRow& row, std::string& out) const {
-  RelationLayout& layout = row.layout;
-  if (layout.value_schema_name.empty()) {
-    const size_t dot = layout.table.find('.');
-    layout.value_schema_name =
-        fmt::format("{}.{}.{}.{}.Value", cfg_.logical_name, layout.table.substr(0, dot),
-                    layout.table.substr(dot + 1), row.Value(layout.aggregate_type).data);
-  }
+  const RelationLayout& layout = row.layout;
+  const std::string& name = EnvelopeSchemaName(cfg_, row);
   out.append(R"({"type":"struct","fields":[)");
   AppendSchema(*layout.payload_schema, out, "payload");
   for (size_t i = 0; i < layout.placements.size(); ++i) {
@@ -221,7 +225,7 @@ void RawEncoder::AppendEnvelopeSchema(const MappedRow& row, std::string& out) co
     AppendSchema(*layout.placement_schemas[i], out, cfg_.additional_placement[i].alias);
   }
   out.append(R"(],"optional":false,"name":)");
-  AppendJsonString(layout.value_schema_name, out);
+  AppendJsonString(name, out);
   out.push_back('}');
 }
 
@@ -239,8 +243,20 @@ void RawEncoder::SetHeaders(const MappedRow& row, OutboxEvent& out) const {
 
 }  // namespace
 
-std::unique_ptr<const Encoder> NewRawEncoder(const config::OutboxConfig& cfg, std::string run_id) {
-  return std::make_unique<const RawEncoder>(cfg, std::move(run_id));
+const std::string& EnvelopeSchemaName(const config::OutboxConfig& cfg, const MappedRow& row) {
+  RelationLayout& layout = row.layout;
+  if (layout.value_schema_name.empty()) {
+    const size_t dot = layout.table.find('.');
+    layout.value_schema_name =
+        fmt::format("{}.{}.{}.{}.Value", cfg.logical_name, layout.table.substr(0, dot),
+                    layout.table.substr(dot + 1), row.Value(layout.aggregate_type).data);
+  }
+  return layout.value_schema_name;
+}
+
+std::unique_ptr<const Encoder> NewRawEncoder(const config::OutboxConfig& cfg, std::string run_id,
+                                             SchemaIds* schema_ids) {
+  return std::make_unique<const RawEncoder>(cfg, std::move(run_id), schema_ids);
 }
 
 }  // namespace outboxd::outbox::internal

@@ -2,6 +2,7 @@
 // Internal to outboxd_outbox: where the configured outbox columns sit in one relation's tuples,
 // computed once per Relation message so that mapping a row is a single walk with no lookups.
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,6 +12,10 @@
 #include "config/config.h"
 #include "outbox/converter.h"
 #include "pgoutput/messages.h"
+
+namespace outboxd::outbox {
+class AvroDatum;
+}  // namespace outboxd::outbox
 
 namespace outboxd::outbox::internal {
 
@@ -57,6 +62,10 @@ struct RelationLayout {
   std::optional<ColumnSchema> payload_schema;
   std::vector<std::optional<ColumnSchema>> placement_schemas;  // Parallel to placements.
   std::string value_schema_name;  // The envelope struct's name, once the first row named it.
+  // The avro converters' schema and reusable value, built at the table's first row (shared:
+  // a layout is copied when a relation changes; only the stream that owns it uses them).
+  std::shared_ptr<AvroDatum> avro_key;
+  std::shared_ptr<AvroDatum> avro_value;
   bool empty_key_warned = false;  // empty_keys: warn once per table.
   int last_needed = kAbsent;      // Highest column index that Map must read.
   // Why every row of an outbox table fails, e.g. "column aggregateid not found in

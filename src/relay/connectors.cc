@@ -54,8 +54,11 @@ absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
 }
 
 bool NeedsNullability(const config::OutboxConfig& outbox) {
+  // Schema-aware converters write a NOT NULL column's schema without "optional" / a union.
+  const config::Converter value = config::NonBytesValueConverter(outbox);
   return outbox.key_converter == config::Converter::kJsonWithSchema ||
-         config::NonBytesValueConverter(outbox) == config::Converter::kJsonWithSchema;
+         outbox.key_converter == config::Converter::kAvro ||
+         value == config::Converter::kJsonWithSchema || value == config::Converter::kAvro;
 }
 
 // One catalog read before streaming: the NOT NULL columns (json_with_schema) and the refusal

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "outbox/encoder.h"
+#include "registry/schema_ids.h"
 #include "relay/failure.h"
 #include "relay/publisher.h"
 #include "relay/relay_loop.h"
@@ -36,11 +37,27 @@ absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher,
   return status;
 }
 
+// The avro converters' registry client and id cache; null when no converter is "avro".
+absl::StatusOr<std::unique_ptr<registry::CachedSchemaIds>> CreateSchemaIds(RelayContext& ctx) {
+  const config::OutboxConfig& outbox = ctx.config.outbox;
+  if (outbox.key_converter != config::Converter::kAvro &&
+      outbox.value_converter != config::Converter::kAvro) {
+    return nullptr;
+  }
+  auto client = registry::RegistryClient::Create(ctx.config.schema_registry);
+  if (!client.ok()) return client.status();
+  return std::make_unique<registry::CachedSchemaIds>(ctx.config.schema_registry, std::move(*client),
+                                                     ctx.clock);
+}
+
 }  // namespace
 
 absl::Status RunRelay(RelayContext& ctx) {
+  auto schema_ids = CreateSchemaIds(ctx);
+  if (!schema_ids.ok()) return schema_ids.status();
   // The output format, chosen once and shared by every slot's stream.
-  const std::unique_ptr<const outbox::Encoder> encoder = outbox::CreateEncoder(ctx.config.outbox);
+  const std::unique_ptr<const outbox::Encoder> encoder =
+      outbox::CreateEncoder(ctx.config.outbox, outbox::ProcessRunId(), schema_ids->get());
   Backoff backoff;
   LateRejections late_rejections;  // Outlives each producer's publisher.
   while (true) {

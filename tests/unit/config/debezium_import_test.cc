@@ -153,6 +153,61 @@ TEST(DebeziumImportTest, ConvertersAndSchemasEnable) {
   EXPECT_THAT(TomlOf(json), HasSubstr(R"(value_converter = "json_with_schema")"));
 }
 
+TEST(DebeziumImportTest, ConfluentsAvroConverterAndItsRegistry) {
+  auto avro = [](const std::string& extra) {
+    std::string json = Connector(extra);
+    const size_t at = json.find("\"value.converter\"");
+    json.replace(json.find("org.apache.kafka.connect.storage.StringConverter", at), 48,
+                 "io.confluent.connect.avro.AvroConverter");
+    return json;
+  };
+  const std::string registry =
+      R"("value.converter.schema.registry.url": "https://registry:8081",
+         "value.converter.basic.auth.credentials.source": "USER_INFO",
+         "value.converter.basic.auth.user.info": "dbz:reg-s3cret",
+         "value.converter.auto.register.schemas": "false",
+         "value.converter.value.subject.name.strategy":
+           "io.confluent.kafka.serializers.subject.RecordNameStrategy")";
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(avro(registry), "connector.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(
+      imported->toml,
+      AllOf(HasSubstr(R"(value_converter = "avro")"), HasSubstr("[schema_registry]"),
+            HasSubstr(R"(url = "https://registry:8081")"), HasSubstr(R"(username = "dbz")"),
+            HasSubstr(R"(password = "${OUTBOXD_SCHEMA_REGISTRY_PASSWORD}")"),
+            HasSubstr("auto_register_schemas = false"), HasSubstr("use_latest_version = false"),
+            HasSubstr(R"(subject_name_strategy = "record")"), Not(HasSubstr("reg-s3cret"))));
+  EXPECT_EQ(imported->registry_password, "reg-s3cret");
+  // Without avro there is no [schema_registry] section.
+  EXPECT_THAT(TomlOf(Connector()), Not(HasSubstr("[schema_registry]")));
+  EXPECT_THAT(ErrorOf(avro("")), HasSubstr("value.converter.schema.registry.url"));
+  EXPECT_THAT(ErrorOf(avro(R"("value.converter.schema.registry.url": "http://r",
+                              "value.converter.connect.meta.data": "false")")),
+              HasSubstr("value.converter.connect.meta.data"));
+  // Both sides avro: one registry, so their options must agree.
+  std::string both =
+      avro(registry + R"(, "key.converter.schema.registry.url": "https://registry:8081",
+         "key.converter.basic.auth.credentials.source": "USER_INFO",
+         "key.converter.basic.auth.user.info": "dbz:reg-s3cret",
+         "key.converter.auto.register.schemas": "false",
+         "key.converter.key.subject.name.strategy":
+           "io.confluent.kafka.serializers.subject.RecordNameStrategy")");
+  both.replace(
+      both.find("org.apache.kafka.connect.storage.StringConverter", both.find("\"key.converter\"")),
+      48, "io.confluent.connect.avro.AvroConverter");
+  EXPECT_THAT(TomlOf(both), AllOf(HasSubstr(R"(key_converter = "avro")"),
+                                  HasSubstr(R"(subject_name_strategy = "record")")));
+  std::string differ = both;
+  differ.replace(differ.find("https://registry:8081", differ.find("key.converter.schema")), 21,
+                 "https://other:8081");
+  EXPECT_THAT(ErrorOf(differ), HasSubstr("key.converter.schema.registry.url"));
+  std::string apicurio = Connector();
+  apicurio.replace(apicurio.find("org.apache.kafka.connect.storage.StringConverter",
+                                 apicurio.find("\"value.converter\"")),
+                   48, "io.apicurio.registry.utils.converter.AvroConverter");
+  EXPECT_THAT(ErrorOf(apicurio), HasSubstr("apis/ccompat/v7"));
+}
+
 TEST(DebeziumImportTest, BinaryConvertersAndTheirDelegates) {
   auto with_value = [](const std::string& type, const std::string& extra = "") {
     std::string json = Connector(extra);
@@ -235,12 +290,12 @@ TEST(DebeziumImportTest, OutputChangingOptionsAreErrors) {
 }
 
 TEST(DebeziumImportTest, ConverterErrorsNameTheFix) {
-  std::string avro = Connector();
-  const size_t at = avro.find("\"value.converter\"");
-  avro.replace(avro.find("org.apache.kafka.connect.storage.StringConverter", at), 48,
-               "io.confluent.connect.avro.AvroConverter");
-  EXPECT_THAT(ErrorOf(avro), AllOf(HasSubstr("value.converter"), HasSubstr("AvroConverter"),
-                                   HasSubstr("JsonConverter")));
+  std::string other = Connector();
+  const size_t at = other.find("\"value.converter\"");
+  other.replace(other.find("org.apache.kafka.connect.storage.StringConverter", at), 48,
+                "io.confluent.connect.protobuf.ProtobufConverter");
+  EXPECT_THAT(ErrorOf(other), AllOf(HasSubstr("value.converter"), HasSubstr("AvroConverter"),
+                                    HasSubstr("JsonConverter")));
   EXPECT_THAT(ErrorOf(Drop(Connector(), "key.converter")),
               AllOf(HasSubstr("\"key.converter\" is not set"), HasSubstr("as the worker sets it")));
 }

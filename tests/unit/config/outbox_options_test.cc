@@ -61,9 +61,9 @@ additional_placement = ["type:header:eventType", "tenant:envelope", "shard:parti
 }
 
 TEST(OutboxOptionsTest, WrongChoiceListsTheChoices) {
-  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nkey_converter = \"avro\"\n")),
-              HasSubstr(R"([outbox] key_converter is "avro", which is not a choice; write one of )"
-                        R"("string", "json", "json_with_schema")"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nkey_converter = \"protobuf\"\n")),
+              HasSubstr(R"([outbox] key_converter is "protobuf", which is not a choice; write one )"
+                        R"(of "string", "json", "json_with_schema", "bytes", "avro")"));
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nop_invalid_behavior = \"skip\"\n")),
               HasSubstr(R"(write one of "warn", "error", "fatal")"));
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nempty_keys = \"drop\"\n")),

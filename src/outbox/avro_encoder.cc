@@ -1,0 +1,110 @@
+// The raw format under the avro converters: Confluent's AvroConverter over the Connect schemas
+// the Event Router gives it (the payload column's, or the envelope struct's), in the Confluent
+// wire format with the registry's id.
+
+#include <vector>
+
+#include "common/status.h"
+#include "fmt/format.h"
+#include "outbox/avro_datum.h"
+#include "outbox/avro_schema.h"
+#include "outbox/encoder_parts.h"
+
+namespace outboxd::outbox::internal {
+namespace {
+
+using config::Placement;
+
+// Parses `json` into the layout's datum once; a schema avro-c refuses (Java's Avro would too)
+// dead-letters the rows.
+absl::Status EnsureDatum(std::shared_ptr<AvroDatum>& datum, const std::string& json) {
+  if (datum) return absl::OkStatus();
+  auto created = AvroDatum::Create(json);
+  if (!created.ok()) return created.status();
+  datum = std::move(*created);
+  return absl::OkStatus();
+}
+
+// Writes the filled `datum` with its registry id into out.owned_value (via owned_headers: the
+// payload may be a view of owned_value).
+absl::Status WriteValue(SchemaIds& ids, std::string_view name, AvroDatum& datum, OutboxEvent& out) {
+  absl::StatusOr<int32_t> id = ids.IdFor(out.topic, /*is_key=*/false, name, datum.schema_json());
+  if (!id.ok()) return id.status();
+  std::string& buffer = out.owned_headers;
+  buffer.clear();
+  if (auto s = datum.AppendFramed(*id, buffer); !s.ok()) return s;
+  out.owned_value.swap(buffer);
+  out.value = out.owned_value;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status EncodeAvroKey(SchemaIds& ids, const MappedRow& row, OutboxEvent& out) {
+  const std::optional<std::string_view> key = row.Text(row.layout.aggregate_id);
+  if (!key) {  // The serializer writes a null object as a null key.
+    out.key.reset();
+    return absl::OkStatus();
+  }
+  RelationLayout& layout = row.layout;
+  if (!layout.avro_key) {
+    std::string json;
+    AppendAvroSchema(*layout.key_schema, json);
+    if (auto s = EnsureDatum(layout.avro_key, json); !s.ok()) return s;
+  }
+  AvroDatum& datum = *layout.avro_key;
+  absl::StatusOr<int32_t> id = ids.IdFor(out.topic, /*is_key=*/true,
+                                         AvroSchemaName(*layout.key_schema), datum.schema_json());
+  if (!id.ok()) return id.status();
+  if (auto s = datum.Set(*layout.key_schema, key); !s.ok()) return s;
+  out.owned_key.clear();
+  if (auto s = datum.AppendFramed(*id, out.owned_key); !s.ok()) return s;
+  out.key = out.owned_key;
+  return absl::OkStatus();
+}
+
+absl::Status EncodeAvroValue(const config::OutboxConfig& cfg, SchemaIds& ids, bool envelope,
+                             const MappedRow& row, OutboxEvent& out) {
+  RelationLayout& layout = row.layout;
+  ColumnSchema payload_schema = *layout.payload_schema;
+  payload_schema.bytea = false;  // `payload` is already decoded.
+  if (!envelope) {
+    if (!row.payload) {  // A null object: the serializer writes a null value.
+      out.value.reset();
+      return absl::OkStatus();
+    }
+    if (!layout.avro_value) {
+      std::string json;
+      AppendAvroSchema(payload_schema, json);
+      if (auto s = EnsureDatum(layout.avro_value, json); !s.ok()) return s;
+    }
+    if (auto s = layout.avro_value->Set(payload_schema, row.payload); !s.ok()) return s;
+    return WriteValue(ids, AvroSchemaName(payload_schema), *layout.avro_value, out);
+  }
+  const std::string& name = EnvelopeSchemaName(cfg, row);
+  if (!layout.avro_value) {
+    std::vector<AvroField> fields{{"payload", &payload_schema}};
+    for (size_t i = 0; i < layout.placements.size(); ++i) {
+      if (cfg.additional_placement[i].placement != Placement::kEnvelope) continue;
+      fields.push_back({cfg.additional_placement[i].alias, &*layout.placement_schemas[i]});
+    }
+    std::string json;
+    AppendAvroRecordSchema(name, fields, json);
+    if (auto s = EnsureDatum(layout.avro_value, json); !s.ok()) return s;
+  }
+  AvroDatum& datum = *layout.avro_value;
+  if (auto s = datum.SetField(0, payload_schema, row.payload); !s.ok()) return s;
+  size_t field = 1;
+  for (size_t i = 0; i < layout.placements.size(); ++i) {
+    if (cfg.additional_placement[i].placement != Placement::kEnvelope) continue;
+    if (auto s =
+            datum.SetField(field++, *layout.placement_schemas[i], row.Text(layout.placements[i]));
+        !s.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("column {}: {}", cfg.additional_placement[i].column, MessageOf(s)));
+    }
+  }
+  return WriteValue(ids, name, datum, out);
+}
+
+}  // namespace outboxd::outbox::internal

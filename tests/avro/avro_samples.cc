@@ -1,0 +1,110 @@
+// Prints one JSON line per sample: the Avro schema outboxd writes for a Connect shape, the
+// Confluent-framed bytes it encodes for a value (hex), and the value a decoder must read back.
+// tests/avro/fastavro_check.py decodes each with fastavro (an independent implementation).
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "outbox/avro_datum.h"
+#include "outbox/avro_schema.h"
+#include "outbox/converter.h"
+
+namespace outboxd::outbox {
+namespace {
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : bytes) {
+    out.push_back(kDigits[(static_cast<unsigned char>(c) >> 4) & 0xF]);
+    out.push_back(kDigits[static_cast<unsigned char>(c) & 0xF]);
+  }
+  return out;
+}
+
+void Print(std::string_view name, AvroDatum& datum, int32_t id, std::string_view expected) {
+  std::string framed;
+  if (auto s = datum.AppendFramed(id, framed); !s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", std::string(name).c_str(), s.ToString().c_str());
+    std::exit(1);
+  }
+  std::string line = R"({"name":)";
+  AppendJsonString(name, line);
+  line.append(R"(,"schema":)").append(datum.schema_json());
+  line.append(R"(,"id":)").append(std::to_string(id));
+  line.append(R"(,"framed":")").append(Hex(framed));
+  line.append(R"(","expected":)").append(expected).append("}\n");
+  std::fputs(line.c_str(), stdout);
+}
+
+void Must(const absl::Status& s) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+// A top-level column value: `expected` is the decoded value as JSON (bytes as a list of ints).
+void Single(std::string_view name, const ColumnSchema& schema, std::optional<std::string_view> text,
+            std::string_view expected) {
+  std::string json;
+  AppendAvroSchema(schema, json);
+  auto datum = AvroDatum::Create(json);
+  Must(datum.status());
+  Must((*datum)->Set(schema, text));
+  Print(name, **datum, 7, expected);
+}
+
+int Run() {
+  const ColumnSchema jsonb = *SchemaOfType(3802, false);
+  const ColumnSchema jsonb_required = *SchemaOfType(3802, true);
+  ColumnSchema bytes = *SchemaOfType(17, false);
+  bytes.bytea = false;  // A payload arrives decoded.
+  const ColumnSchema text = *SchemaOfType(25, true);
+  const ColumnSchema uuid = *SchemaOfType(2950, true);
+  const ColumnSchema int2 = *SchemaOfType(21, false);
+  const ColumnSchema int8 = *SchemaOfType(20, true);
+  const ColumnSchema boolean = *SchemaOfType(16, false);
+  const ColumnSchema bytea_hex = *SchemaOfType(17, false);
+
+  Single("jsonb payload", jsonb, R"({"a":1,"é":"\u00e9 ✓ 😀"})",
+         R"("{\"a\":1,\"é\":\"\\u00e9 ✓ 😀\"}")");
+  Single("jsonb payload NULL", jsonb, std::nullopt, "null");
+  Single("jsonb NOT NULL payload", jsonb_required, "[]", R"("[]")");
+  Single("empty text key", text, "", R"("")");
+  Single("uuid key", uuid, "0b5e4a2c-8a53-4c6e-9d6c-1f1f2b4b3c3d",
+         R"("0b5e4a2c-8a53-4c6e-9d6c-1f1f2b4b3c3d")");
+  Single("bytea payload", bytes, std::string_view("\x00\x01\xff\x80", 4), "[0,1,255,128]");
+  Single("bytea payload empty", bytes, "", "[]");
+  Single("int16", int2, "-32768", "-32768");
+  Single("int64", int8, "9223372036854775807", "9223372036854775807");
+  Single("boolean", boolean, "t", "true");
+
+  const AvroField fields[] = {{"payload", &jsonb}, {"eventType", &text}, {"n", &int2},
+                              {"flag", &boolean},  {"blob", &bytea_hex}, {"big", &int8}};
+  std::string json;
+  AppendAvroRecordSchema("dbserver1.public.outbox.Order.Value", fields, json);
+  auto datum = AvroDatum::Create(json);
+  Must(datum.status());
+  for (int row = 0; row < 2; ++row) {  // The same value reused: the second row overwrites all.
+    AvroDatum& d = **datum;
+    Must(d.SetField(0, jsonb, row == 0 ? std::optional<std::string_view>("{}") : std::nullopt));
+    Must(d.SetField(1, text, row == 0 ? "OrderCreated" : "OrderShipped"));
+    Must(d.SetField(2, int2, row == 0 ? std::optional<std::string_view>("12") : std::nullopt));
+    Must(d.SetField(3, boolean, row == 0 ? "f" : "t"));
+    Must(d.SetField(4, bytea_hex, row == 0 ? "\\x00ff" : "\\x"));
+    Must(d.SetField(5, int8, row == 0 ? "-1" : "4294967296"));
+  }
+  Print("envelope record (second row)", **datum, 0x01020304,
+        R"({"payload":null,"eventType":"OrderShipped","n":null,"flag":true,"blob":[],)"
+        R"("big":4294967296})");
+  return 0;
+}
+
+}  // namespace
+}  // namespace outboxd::outbox
+
+int main() { return outboxd::outbox::Run(); }
