@@ -5,8 +5,8 @@
 #include "kafka/broker_checks.h"
 #include "outbox/mapping_check.h"
 #include "pg/server_checks.h"
-#include "relay/context.h"
 #include "registry/registry_check.h"
+#include "relay/context.h"
 #include "relay/mapping_catalog.h"
 
 namespace outboxd::daemon {
