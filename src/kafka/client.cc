@@ -5,6 +5,8 @@
 
 namespace outboxd::kafka {
 
+std::string LibraryVersion() { return rd_kafka_version_str(); }
+
 absl::StatusOr<Owned<rd_kafka_conf_t>> BuildConf(const Properties& properties) {
   Owned<rd_kafka_conf_t> conf(rd_kafka_conf_new());
   char errstr[512];

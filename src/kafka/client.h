@@ -17,6 +17,10 @@
 
 namespace outboxd::kafka {
 
+// The version of the librdkafka this process runs with (not the headers it was built with),
+// e.g. "2.8.0".
+std::string LibraryVersion();
+
 // librdkafka properties in their string form, in the order they are applied.
 using Properties = std::vector<std::pair<std::string, std::string>>;
 

@@ -18,6 +18,11 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
     case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
     case RD_KAFKA_RESP_ERR_INVALID_RECORD:
+    // Since librdkafka 2.4 a batch that the broker refused for some of its records (KIP-467)
+    // fails the others with this code. A replay would batch them with the bad record again
+    // and fail the same way forever; dead-lettering them is what 2.0.2 did (it gave every
+    // record of the batch the batch's code), and their reason header says why.
+    case RD_KAFKA_RESP_ERR__INVALID_DIFFERENT_RECORD:
       return ErrorVerdict::kRecordRejected;
     // Authentication, TLS, ACLs and settings the broker refuses: the same for every record, so
     // dead-lettering would empty the stream into the dead-letter topic.
@@ -109,6 +114,7 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST:
     case RD_KAFKA_RESP_ERR__NOOP:
     case RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET:
+    case RD_KAFKA_RESP_ERR__LOG_TRUNCATION:
     case RD_KAFKA_RESP_ERR__END:
     case RD_KAFKA_RESP_ERR_UNKNOWN:
     case RD_KAFKA_RESP_ERR_NO_ERROR:
@@ -180,10 +186,20 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_INCONSISTENT_VOTER_SET:
     case RD_KAFKA_RESP_ERR_INVALID_UPDATE_VERSION:
     case RD_KAFKA_RESP_ERR_FEATURE_UPDATE_FAILED:
+    // New in librdkafka 2.1-2.8: a topic deleted and re-created under the same name (topic
+    // ids, KIP-516), the next-generation consumer group (KIP-848) and client telemetry
+    // (KIP-714). A producer's delivery reports carry none of them.
+    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_ID:
+    case RD_KAFKA_RESP_ERR_FENCED_MEMBER_EPOCH:
+    case RD_KAFKA_RESP_ERR_UNRELEASED_INSTANCE_ID:
+    case RD_KAFKA_RESP_ERR_UNSUPPORTED_ASSIGNOR:
+    case RD_KAFKA_RESP_ERR_STALE_MEMBER_EPOCH:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_SUBSCRIPTION_ID:
+    case RD_KAFKA_RESP_ERR_TELEMETRY_TOO_LARGE:
     case RD_KAFKA_RESP_ERR_END_ALL:
       return ErrorVerdict::kReplay;
   }
-  return ErrorVerdict::kReplay;  // Not a librdkafka 2.0.2 code: replaying is the safe answer.
+  return ErrorVerdict::kReplay;  // Not a librdkafka 2.8.0 code: replaying is the safe answer.
 }
 
 ErrorVerdict ClassifyTransactionError(const rd_kafka_error_t* error) {

@@ -63,6 +63,23 @@ TEST(ClassifyErrorTest, AFencedProducerIsFenced) {
               HasSubstr("--transactional-id"));
 }
 
+TEST(ClassifyErrorTest, CodesNewSinceLibrdkafka202) {
+  // The innocent records of a batch the broker refused for another record (KIP-467): a replay
+  // would batch them with it again, so they are dead-lettered, as 2.0.2 did with the batch.
+  EXPECT_EQ(ClassifyError(RD_KAFKA_RESP_ERR__INVALID_DIFFERENT_RECORD),
+            ErrorVerdict::kRecordRejected);
+  EXPECT_EQ(OperatorFix(RD_KAFKA_RESP_ERR__INVALID_DIFFERENT_RECORD, "t"), "");
+  // Topic ids, the KIP-848 consumer group, client telemetry, consumer log truncation.
+  for (rd_kafka_resp_err_t err :
+       {RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_ID, RD_KAFKA_RESP_ERR_FENCED_MEMBER_EPOCH,
+        RD_KAFKA_RESP_ERR_UNRELEASED_INSTANCE_ID, RD_KAFKA_RESP_ERR_UNSUPPORTED_ASSIGNOR,
+        RD_KAFKA_RESP_ERR_STALE_MEMBER_EPOCH, RD_KAFKA_RESP_ERR_UNKNOWN_SUBSCRIPTION_ID,
+        RD_KAFKA_RESP_ERR_TELEMETRY_TOO_LARGE, RD_KAFKA_RESP_ERR__LOG_TRUNCATION}) {
+    EXPECT_EQ(ClassifyError(err), ErrorVerdict::kReplay) << rd_kafka_err2name(err);
+    EXPECT_EQ(OperatorErrorMessage(err, "r"), std::nullopt) << rd_kafka_err2name(err);
+  }
+}
+
 // Errors as librdkafka's transactional API returns them: a code plus fatal / abortable /
 // retriable flags (rd_kafka_error_new builds a plain one; the flags come from the mock below).
 using ErrorPtr = std::unique_ptr<rd_kafka_error_t, decltype(&rd_kafka_error_destroy)>;
