@@ -65,9 +65,10 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE "${OUTBOXD_DEB_RELEASE}")
 set(CPACK_DEBIAN_PACKAGE_SECTION "net")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # Library dependencies (libpq5, librdkafka1, libfmt, ...) come from dpkg-shlibdeps on
-# the binary, with the minimum versions it was linked against; passwd provides useradd.
+# the binary, with the minimum versions it was linked against; passwd provides useradd;
+# libsystemd0 (sd_notify, for the Type=notify unit) is named too, though shlibdeps finds it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd, libsystemd0")
 if(NOT OUTBOXD_STATIC_RDKAFKA)
   # The symbols file asks for librdkafka1 >= 1.4.2; SCRAM against Kafka 4 needs what it was
   # built with (README, "Which librdkafka").

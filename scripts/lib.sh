@@ -29,6 +29,11 @@ kafka_cds_archive() {
   printf '%s/cds/kafka-%s.jsa\n' "$KAFKA_HOME_CACHE" \
     "$(stat -c '%Y-%s' "$java_bin" | cksum | cut -d' ' -f1)"
 }
+# helm for tests/deploy: scripts/setup builds this version from its Go module into the cache
+# and links it as $OUTBOXD_CACHE/bin/helm, where check_chart.py looks after $OUTBOXD_HELM.
+HELM_MODULE=helm.sh/helm/v4
+HELM_VERSION=v4.3.2
+HELM_CACHE="$OUTBOXD_CACHE/helm-$HELM_VERSION"
 PG_BIN="${OUTBOXD_PG_BIN:-/usr/lib/postgresql/15/bin}"
 SCRIPT_NAME="$(basename "$0")"
 

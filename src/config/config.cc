@@ -13,6 +13,11 @@
 #include "fmt/format.h"
 
 namespace outboxd::config {
+
+Converter NonBytesValueConverter(const OutboxConfig& cfg) {
+  return cfg.value_converter == Converter::kBytes ? cfg.value_converter_delegate
+                                                  : cfg.value_converter;
+}
 namespace {
 
 constexpr std::string_view kSections[] = {"postgres", "kafka", "outbox", "relay", "http", "log"};
@@ -79,10 +84,10 @@ absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view 
   if (!root.ok()) return root.status();
   if (auto s = CheckTopLevel(source_name, *root); !s.ok()) return s;
   if (auto s = internal::ExpandEnvironment(*root, source_name, env); !s.ok()) return s;
-  auto section = [&](std::string_view name) {
-    return internal::SectionReader(source_name, name, (*root)[name].as_table());
-  };
   Config config;
+  auto section = [&](std::string_view name) {
+    return internal::SectionReader(source_name, name, (*root)[name].as_table(), &config.warnings);
+  };
   if (auto s = internal::ReadPostgres(section("postgres"), env, config.postgres); !s.ok()) {
     return s;
   }

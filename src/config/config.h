@@ -46,6 +46,9 @@ struct PostgresConfig {
   // the table-less outbox. Exact matches, no duplicates; empty = no messages requested.
   std::vector<std::string> message_prefixes;
   bool create_slot = true;  // Create the slot and publication when missing.
+  // With create_slot: create the publication when missing too. False = Debezium's
+  // publication.autocreate.mode = disabled, which governs only the publication.
+  bool create_publication = true;
   int32_t status_interval_ms = 1000;
   // The WAL guard (pg::SlotMonitor): how often pg_replication_slots is read, and the
   // safe_wal_size under which the slot counts as at risk (not ready); 0 disables the threshold,
@@ -69,8 +72,10 @@ struct AdditionalField {
 using HeaderPlacement = AdditionalField;  // The name from when headers were the only placement.
 
 // Kafka Connect's converters, whose bytes outboxd reproduces: StringConverter, JsonConverter
-// with schemas.enable=false, and with schemas.enable=true ({"schema":...,"payload":...}).
-enum class Converter { kString, kJson, kJsonWithSchema };
+// with schemas.enable=false, and with schemas.enable=true ({"schema":...,"payload":...}); kBytes
+// is ByteArrayConverter, or Debezium's BinaryDataConverter with a delegate for values that are
+// not bytes (value_converter_delegate).
+enum class Converter { kString, kJson, kJsonWithSchema, kBytes };
 
 // table.op.invalid.behavior: what an UPDATE of an outbox row does (DELETEs are always skipped).
 // kWarn and kError skip it with a log line of that level; kFatal stops outboxd.
@@ -96,6 +101,11 @@ struct ContractColumn {
   friend bool operator==(const ContractColumn&, const ContractColumn&) = default;
 };
 
+struct OutboxConfig;
+// The converter that writes a value that is not bytes: value_converter, or its delegate under
+// kBytes (kBytes again when there is none).
+Converter NonBytesValueConverter(const OutboxConfig& cfg);
+
 // Defaults are those of Debezium's Outbox Event Router, except where noted.
 struct OutboxConfig {
   // route.topic.replacement, applied to the routing value when topic_regex matches it whole
@@ -112,11 +122,16 @@ struct OutboxConfig {
   std::string timestamp_column;
   std::vector<AdditionalField> additional_placement;
   bool tombstone_on_empty_payload = false;
-  // table.expand.json.payload: parsed but refused when true (not reproduced yet).
+  // table.expand.json.payload: a string payload that is a JSON object becomes a struct with the
+  // schema Debezium infers (outbox/json_expand.h); JSON value converters only.
   bool expand_json_payload = false;
   InvalidOpBehavior op_invalid_behavior = InvalidOpBehavior::kWarn;
   Converter key_converter = Converter::kString;    // Connect's key.converter.
   Converter value_converter = Converter::kString;  // Connect's value.converter.
+  // value_converter = kBytes: BinaryDataConverter's delegate.converter.type, which writes a value
+  // that is not bytes (a text/json payload, an envelope). kBytes = none (ByteArrayConverter):
+  // such a row is dead-lettered, where Debezium's task fails.
+  Converter value_converter_delegate = Converter::kBytes;
   // Debezium's extended.headers.enabled: the __debezium.context.* headers first, in
   // Debezium's order. Native default off; a Debezium connector config turns it on.
   bool extended_headers = false;
@@ -147,8 +162,23 @@ struct OutboxConfig {
   ContractColumn content_type_column{"content_type"};
 };
 
+enum class Delivery {
+  kAtLeastOnce,  // Idempotent producer; a crash may publish records again.
+  // Kafka transactions: whole Postgres transactions with their position record, committed
+  // together; read_committed consumers see each event once (docs/exactly-once.md).
+  kExactlyOnce,
+};
+
 struct RelayConfig {
   int32_t shutdown_timeout_ms = 10000;  // Bounded wait for outstanding deliveries on SIGTERM.
+  Delivery delivery = Delivery::kAtLeastOnce;
+  // exactly_once: the producer's transactional.id; empty = "outboxd-" + the slot's name.
+  std::string transactional_id;
+  // exactly_once: a Kafka transaction is committed at the first Postgres commit after it holds
+  // this many records, this many bytes, or has been open this long.
+  int32_t transaction_max_events = 10000;
+  int32_t transaction_max_bytes = 16 << 20;
+  int32_t transaction_max_ms = 100;
 };
 
 // The status server (/metrics, /healthz, /readyz).
@@ -171,6 +201,10 @@ struct Config {
   RelayConfig relay;
   HttpConfig http;
   LogConfig log;
+  // What the file says that was accepted but should be written otherwise (an enum value in
+  // another spelling), each "<file>:<line>: [section] key ...". Logged as warnings; `check`
+  // prints them as WARN lines.
+  std::vector<std::string> warnings;
 };
 
 // Looks up an environment variable; nullopt when unset. Injected so tests never read the real

@@ -20,6 +20,9 @@ constexpr std::string_view kDecodeMessageContent =
     "io.debezium.connector.postgresql.transforms.DecodeLogicalDecodingMessageContent";
 constexpr std::string_view kStringConverter = "org.apache.kafka.connect.storage.StringConverter";
 constexpr std::string_view kJsonConverter = "org.apache.kafka.connect.json.JsonConverter";
+constexpr std::string_view kByteArrayConverter =
+    "org.apache.kafka.connect.converters.ByteArrayConverter";
+constexpr std::string_view kBinaryDataConverter = "io.debezium.converters.BinaryDataConverter";
 
 // Event Router option -> [outbox] string key.
 constexpr std::pair<std::string_view, std::string_view> kRouterStrings[] = {
@@ -46,17 +49,10 @@ absl::StatusOr<std::string> Bool(const ConnectorOptions& options, std::string_vi
                        "write \"true\" or \"false\"");
 }
 
-// The [outbox] choice for key.converter or value.converter (`side` "key" or "value").
-absl::Status Converter(ConnectorOptions& options, std::string_view side, TomlSection& out) {
-  const std::string name = fmt::format("{}.converter", side);
-  const std::string* type = options.Find(name);
-  if (type == nullptr) {
-    return options.Error(
-        name,
-        "is not set, so the Connect worker's converter applies, which outboxd "
-        "cannot see",
-        fmt::format("add \"{}\" as the worker sets it (e.g. \"{}\")", name, kJsonConverter));
-  }
+// The [outbox] converter choice for the converter class `type` configured under option `name`
+// (its own options are `name`.*): "string", "json" or "json_with_schema".
+absl::StatusOr<std::string> TextConverter(ConnectorOptions& options, const std::string& name,
+                                          const std::string* type) {
   std::string choice;
   if (*type == kStringConverter) {
     choice = "string";
@@ -72,11 +68,54 @@ absl::Status Converter(ConnectorOptions& options, std::string_view side, TomlSec
     if (!enabled.ok()) return enabled.status();
     choice = *enabled == "true" ? "json_with_schema" : "json";
   } else {
-    return options.Error(name, fmt::format("is \"{}\", which outboxd does not reproduce", *type),
-                         fmt::format("use {} or {} (or keep Debezium for this connector)",
-                                     kStringConverter, kJsonConverter));
+    return options.Error(
+        name, fmt::format("is \"{}\", which outboxd does not reproduce", *type),
+        fmt::format("use {}, {}, {} or {} (or keep Debezium for this connector)", kStringConverter,
+                    kJsonConverter, kByteArrayConverter, kBinaryDataConverter));
   }
-  out.String(fmt::format("{}_converter", side), choice, name);
+  return choice;
+}
+
+// The [outbox] choice for key.converter or value.converter (`side` "key" or "value").
+absl::Status Converter(ConnectorOptions& options, std::string_view side, TomlSection& out) {
+  const std::string name = fmt::format("{}.converter", side);
+  const std::string* type = options.Find(name);
+  if (type == nullptr) {
+    return options.Error(
+        name,
+        "is not set, so the Connect worker's converter applies, which outboxd "
+        "cannot see",
+        fmt::format("add \"{}\" as the worker sets it (e.g. \"{}\")", name, kJsonConverter));
+  }
+  const std::string out_key = fmt::format("{}_converter", side);
+  if (*type != kByteArrayConverter && *type != kBinaryDataConverter) {
+    absl::StatusOr<std::string> choice = TextConverter(options, name, type);
+    if (!choice.ok()) return choice.status();
+    out.String(out_key, *choice, name);
+    return absl::OkStatus();
+  }
+  // BinaryDataConverter hands what is not bytes to delegate.converter.type, configured with
+  // that option's own sub-options (delegate.converter.type.schemas.enable, ...).
+  const std::string delegate_name = name + ".delegate.converter.type";
+  const std::string* delegate =
+      *type == kBinaryDataConverter ? options.Find(delegate_name) : nullptr;
+  absl::StatusOr<std::string> delegate_choice = std::string("none");
+  if (delegate != nullptr) delegate_choice = TextConverter(options, delegate_name, delegate);
+  if (!delegate_choice.ok()) return delegate_choice.status();
+  if (side == "key") {
+    // The key (aggregate id) is text: never bytes, always the delegate's.
+    if (delegate == nullptr) {
+      return options.Error(
+          name,
+          fmt::format("is \"{}\"{}, which fails on every text key", *type,
+                      *type == kBinaryDataConverter ? " without a delegate" : ""),
+          fmt::format("use {} (Debezium cannot have run with it)", kStringConverter));
+    }
+    out.String(out_key, *delegate_choice, name);
+    return absl::OkStatus();
+  }
+  out.String(out_key, "bytes", name);
+  if (delegate != nullptr) out.String("value_converter_delegate", *delegate_choice, delegate_name);
   return absl::OkStatus();
 }
 

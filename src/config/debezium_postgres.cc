@@ -137,10 +137,11 @@ void Publication(ConnectorOptions& options, TomlSection& out, std::vector<std::s
   out.String("publication", options.Get("publication.name", "dbz_publication"), "publication.name");
   const std::string mode = options.Get("publication.autocreate.mode", "all_tables");
   if (mode == "disabled") {
-    out.Raw("create_slot", "false", "publication.autocreate.mode = disabled");
+    // Debezium creates a missing slot in every mode (PostgresConnectorTask.tryToCreateSlot).
+    out.Raw("create_publication", "false", "publication.autocreate.mode = disabled");
     warnings.push_back(
-        "publication.autocreate.mode=disabled: outboxd then creates neither the publication "
-        "nor the slot; both must exist");
+        "publication.autocreate.mode=disabled: the publication must exist (outboxd does not "
+        "create it); a missing slot is created, as Debezium does");
   } else if (mode != "filtered") {
     warnings.push_back(fmt::format(
         "publication.autocreate.mode={}: outboxd creates a missing publication for the listed "

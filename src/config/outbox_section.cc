@@ -26,6 +26,7 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
                                             "op_invalid_behavior",
                                             "key_converter",
                                             "value_converter",
+                                            "value_converter_delegate",
                                             "extended_headers",
                                             "logical_name",
                                             "connector_name",
@@ -46,31 +47,66 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
 constexpr std::string_view kTopicExample = R"(topic = "outbox.event.${aggregatetype}")";
 constexpr std::string_view kPlacementExample = R"(additional_placement = ["type:header:type"])";
 
-// Reads a string key whose value must be one of `names` and stores the matching enumerator.
-template <typename Enum, size_t N>
-absl::Status ReadChoice(const SectionReader& reader, std::string_view key,
-                        const std::array<std::pair<std::string_view, Enum>, N>& names, Enum& out) {
-  std::string text;
-  const std::string example = fmt::format("{} = \"{}\"", key, names[0].first);
-  if (auto s = reader.ReadString(key, example, text); !s.ok()) return s;
-  if (!reader.Has(key)) return absl::OkStatus();
-  std::string choices;
-  for (const auto& [name, value] : names) {
-    if (name == text) {
-      out = value;
-      return absl::OkStatus();
-    }
-    choices.append(choices.empty() ? "" : ", ").append(fmt::format("\"{}\"", name));
-  }
-  return reader.Error(key, fmt::format("is \"{}\", which is not a choice", text),
-                      fmt::format("write one of {}", choices));
-}
-
-constexpr std::array<std::pair<std::string_view, Converter>, 3> kConverters = {{
+constexpr std::array<std::pair<std::string_view, Converter>, 4> kConverters = {{
+    {"string", Converter::kString},
+    {"json", Converter::kJson},
+    {"json_with_schema", Converter::kJsonWithSchema},
+    {"bytes", Converter::kBytes},
+}};
+constexpr std::array<std::pair<std::string_view, Converter>, 4> kDelegates = {{
+    {"none", Converter::kBytes},
     {"string", Converter::kString},
     {"json", Converter::kJson},
     {"json_with_schema", Converter::kJsonWithSchema},
 }};
+
+// expand_json_payload writes a struct, which only the JSON converters are reproduced for.
+absl::Status CheckExpandJsonPayload(const SectionReader& reader, const OutboxConfig& out) {
+  if (!out.expand_json_payload) return absl::OkStatus();
+  const Converter converter = NonBytesValueConverter(out);
+  if (converter == Converter::kString || converter == Converter::kBytes) {
+    return reader.Error(
+        "expand_json_payload",
+        "is true, but the value converter is not JSON: Debezium's expanded struct would be "
+        "written by StringConverter as Struct{...} text (or refused by ByteArrayConverter), "
+        "which outboxd does not reproduce",
+        "write value_converter = \"json\" or \"json_with_schema\" (or value_converter_delegate "
+        "under \"bytes\"), or expand_json_payload = false");
+  }
+  for (const AdditionalField& field : out.additional_placement) {
+    if (field.placement != Placement::kEnvelope) continue;
+    return reader.Error("expand_json_payload",
+                        fmt::format("is true with the envelope placement of {}: Debezium names "
+                                    "that envelope's schema per distinct payload schema, which "
+                                    "outboxd does not reproduce yet",
+                                    field.column),
+                        "place the column as a header, or set expand_json_payload = false");
+  }
+  return absl::OkStatus();
+}
+
+// value_converter = "bytes" and its delegate; a key is never bytes.
+absl::Status ReadBytesConverter(const SectionReader& reader, OutboxConfig& out) {
+  if (out.key_converter == Converter::kBytes) {
+    return reader.Error(
+        "key_converter",
+        "is \"bytes\", but the key (the aggregate id) is text, which "
+        "ByteArrayConverter refuses (Debezium's task fails on every row)",
+        "write key_converter = \"string\" (or the converter that writes your keys)");
+  }
+  if (auto s =
+          ReadChoice(reader, "value_converter_delegate", kDelegates, out.value_converter_delegate);
+      !s.ok()) {
+    return s;
+  }
+  if (out.value_converter_delegate != Converter::kBytes &&
+      out.value_converter != Converter::kBytes) {
+    return reader.Error("value_converter_delegate",
+                        "is set, but value_converter is not \"bytes\" (BinaryDataConverter)",
+                        "remove it, or write value_converter = \"bytes\"");
+  }
+  return absl::OkStatus();
+}
 constexpr std::array<std::pair<std::string_view, InvalidOpBehavior>, 3> kOpBehaviors = {{
     {"warn", InvalidOpBehavior::kWarn},
     {"error", InvalidOpBehavior::kError},
@@ -243,21 +279,14 @@ absl::Status ReadBools(const SectionReader& reader, OutboxConfig& out) {
 }
 
 absl::Status ReadChoices(const SectionReader& reader, OutboxConfig& out) {
-  if (out.expand_json_payload) {
-    // Debezium re-types the parsed JSON (Connect schema inference, Java number formatting);
-    // outboxd does not reproduce that yet, and different bytes would break consumers.
-    return reader.Error("expand_json_payload",
-                        "is true, which outboxd does not support yet (Debezium's re-typed JSON "
-                        "is not reproduced byte for byte)",
-                        "set expand_json_payload = false; the payload is then written as the "
-                        "JSON string Debezium writes without the option");
-  }
   if (auto s = ReadChoice(reader, "key_converter", kConverters, out.key_converter); !s.ok()) {
     return s;
   }
   if (auto s = ReadChoice(reader, "value_converter", kConverters, out.value_converter); !s.ok()) {
     return s;
   }
+  if (auto s = ReadBytesConverter(reader, out); !s.ok()) return s;
+  if (auto s = CheckExpandJsonPayload(reader, out); !s.ok()) return s;
   if (auto s = ReadChoice(reader, "op_invalid_behavior", kOpBehaviors, out.op_invalid_behavior);
       !s.ok()) {
     return s;

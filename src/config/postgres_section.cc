@@ -14,10 +14,13 @@ constexpr std::string_view kPostgresKeys[] = {"conninfo",
                                               "tables",
                                               "message_prefixes",
                                               "create_slot",
+                                              "create_publication",
                                               "status_interval_ms",
                                               "slot_check_interval_ms",
                                               "min_safe_wal_size_mb"};
-constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms"};
+constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms",   "delivery",
+                                           "transactional_id",      "transaction_max_events",
+                                           "transaction_max_bytes", "transaction_max_ms"};
 constexpr std::string_view kTablesExample = R"(tables = ["public.outbox"])";
 constexpr std::string_view kPrefixesExample = R"(message_prefixes = ["outbox"])";
 
@@ -148,6 +151,11 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
   if (auto s = reader.ReadBool("create_slot", "create_slot = true", out.create_slot); !s.ok()) {
     return s;
   }
+  if (auto s = reader.ReadBool("create_publication", "create_publication = true",
+                               out.create_publication);
+      !s.ok()) {
+    return s;
+  }
   if (auto s = reader.ReadInt("status_interval_ms", "status_interval_ms = 1000", 100, 30000,
                               out.status_interval_ms);
       !s.ok()) {
@@ -163,11 +171,38 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
                         out.min_safe_wal_size_mb);
 }
 
+constexpr std::array<std::pair<std::string_view, Delivery>, 2> kDeliveries = {{
+    {"at_least_once", Delivery::kAtLeastOnce},
+    {"exactly_once", Delivery::kExactlyOnce},
+}};
+
 absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out) {
   if (auto s = reader.CheckKnownKeys(kRelayKeys); !s.ok()) return s;
   // Ten minutes is far past any sensible drain; a larger value is likely a unit mistake.
-  return reader.ReadInt("shutdown_timeout_ms", "shutdown_timeout_ms = 10000", 0, 600000,
-                        out.shutdown_timeout_ms);
+  if (auto s = reader.ReadInt("shutdown_timeout_ms", "shutdown_timeout_ms = 10000", 0, 600000,
+                              out.shutdown_timeout_ms);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = ReadChoice(reader, "delivery", kDeliveries, out.delivery); !s.ok()) return s;
+  if (auto s = reader.ReadString("transactional_id", R"(transactional_id = "outboxd-orders")",
+                                 out.transactional_id);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = reader.ReadInt("transaction_max_events", "transaction_max_events = 10000", 1,
+                              1000000, out.transaction_max_events);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = reader.ReadInt("transaction_max_bytes", "transaction_max_bytes = 16777216", 1024,
+                              1 << 30, out.transaction_max_bytes);
+      !s.ok()) {
+    return s;
+  }
+  // The broker aborts a transaction open longer than transaction.timeout.ms (60 s by default).
+  return reader.ReadInt("transaction_max_ms", "transaction_max_ms = 100", 1, 30000,
+                        out.transaction_max_ms);
 }
 
 }  // namespace outboxd::config::internal

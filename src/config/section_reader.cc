@@ -79,6 +79,16 @@ std::string Suggestion(std::string_view unknown, absl::Span<const std::string_vi
   return fmt::format("; known keys are {}", fmt::join(known, ", "));
 }
 
+bool IsOtherSpelling(std::string_view text, std::string_view name) {
+  if (text == name || text.size() != name.size()) return false;
+  auto fold = [](char c) {
+    if (c == '-') return '_';
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  return std::equal(text.begin(), text.end(), name.begin(),
+                    [&](char a, char b) { return fold(a) == fold(b); });
+}
+
 std::string Where(std::string_view source, const toml::node* node) {
   if (node == nullptr || node->source().begin.line == 0) return fmt::format("{}: ", source);
   return fmt::format("{}:{}: ", source, node->source().begin.line);
@@ -107,6 +117,11 @@ absl::Status SectionReader::Missing(std::string_view key, std::string_view examp
 absl::Status SectionReader::Error(std::string_view key, std::string_view problem,
                                   std::string_view fix) const {
   return ErrorAt(Find(key), key, problem, fix);
+}
+
+void SectionReader::Warn(std::string_view key, std::string_view text) const {
+  if (warnings_ == nullptr) return;
+  warnings_->push_back(fmt::format("{}[{}] {} {}", Where(source_, Find(key)), section_, key, text));
 }
 
 absl::Status SectionReader::ErrorAt(const toml::node* node, std::string_view key,

@@ -17,6 +17,7 @@ pg::ServerCheckOptions ServerOptions(const config::Config& config) {
                                  .tables = {},
                                  .columns = {},
                                  .create_missing = config.postgres.create_slot,
+                                 .create_publication = config.postgres.create_publication,
                                  .check_table = {}};
   for (const auto& t : config.postgres.tables) options.tables.push_back({t.schema, t.name});
   const config::OutboxConfig& outbox = config.outbox;

@@ -21,6 +21,10 @@ inline constexpr int kExitSlotLost = 6;
 // behind and was not synchronized. Nothing was created; an operator reconciles, then may start
 // once with --allow-new-slot. absl::StatusCode::kOutOfRange is used for this and nothing else.
 inline constexpr int kExitPositionRefused = 7;
+// exactly_once: another instance took over the slot's transactional.id and Kafka fenced this
+// one. Restarting would fence the new owner back: a supervisor should not restart on 8.
+// absl::StatusCode::kAlreadyExists is used for this and nothing else.
+inline constexpr int kExitFenced = 8;
 
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
@@ -40,10 +44,11 @@ inline int ExitCodeFor(const absl::Status& status) {
       return kExitSlotLost;
     case absl::StatusCode::kOutOfRange:
       return kExitPositionRefused;
+    case absl::StatusCode::kAlreadyExists:
+      return kExitFenced;
     case absl::StatusCode::kCancelled:
     case absl::StatusCode::kUnknown:
     case absl::StatusCode::kDeadlineExceeded:
-    case absl::StatusCode::kAlreadyExists:
     case absl::StatusCode::kResourceExhausted:
     case absl::StatusCode::kUnimplemented:
     case absl::StatusCode::kInternal:

@@ -61,10 +61,16 @@ int Main(Options options) {
   // Before anything that could print a conninfo or property, and before other threads start.
   const Redactor redactor = SecretsOf(*config);
   log::SetSecrets(redactor);
+  // `check` prints them as WARN lines instead.
+  if (options.command != "check") {
+    for (const std::string& warning : config->warnings) log::Warn("config: {}", warning);
+  }
   if (options.command == "check") {
     CheckResults results = {Pass("config", options.debezium_config_path.empty()
                                                ? options.config_path
                                                : options.debezium_config_path)};
+    for (const std::string& warning : config->warnings)
+      results.push_back(Warn("config", warning, ""));
     if (!options.offline) {
       CheckResults servers = CheckServers(*config);
       results.insert(results.end(), servers.begin(), servers.end());

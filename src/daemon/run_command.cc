@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/service_notify.h"
 #include "common/status.h"
 #include "common/types.h"
 #include "daemon/exit_codes.h"
@@ -61,9 +63,31 @@ pg::ResumeCheck ResumeCheckOf(position::PositionGuard& guard) {
 }
 
 position::GuardOptions GuardOptionsOf(const config::Config& config, const RunFlags& flags) {
-  return {.slot = config.postgres.slot,
-          .allow_new_slot = flags.allow_new_slot,
-          .interval = std::chrono::milliseconds(5000)};
+  return {.slot = config.postgres.slot, .allow_new_slot = flags.allow_new_slot};
+}
+
+// systemd's STATUS= line for a readiness snapshot: what it streams, or what it waits for.
+std::string StatusLineOf(const metrics::Health::Snapshot& health) {
+  if (health.Ready()) return health.streaming.reason;
+  std::vector<std::string> waits;
+  if (!health.streaming.ok) waits.push_back("for Postgres (" + health.streaming.reason + ")");
+  if (!health.producer.ok) waits.push_back("for Kafka (" + health.producer.reason + ")");
+  if (!health.slot.ok) waits.push_back("for the slot to be safe (" + health.slot.reason + ")");
+  return "waiting " + absl::StrJoin(waits, ", ");
+}
+
+// Tells systemd (Type=notify) about readiness as it changes; nothing without NOTIFY_SOCKET.
+void NotifyServiceManager(ServiceNotifier& notifier, metrics::Health& health) {
+  if (!notifier.enabled()) return;
+  log::Info("systemd notification socket set: READY=1 once streaming{}",
+            notifier.watchdog_timeout().count() > 0
+                ? fmt::format(", watchdog fed by the relay loop (timeout {} ms)",
+                              notifier.watchdog_timeout().count() / 1000)
+                : std::string());
+  notifier.Update(false, "starting");
+  health.OnChange([&notifier](const metrics::Health::Snapshot& snapshot) {
+    notifier.Update(snapshot.Ready(), StatusLineOf(snapshot));
+  });
 }
 
 }  // namespace
@@ -82,7 +106,9 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
             config.postgres.slot, config.postgres.publication);
   // One of each per process; they outlive the relay and the status server that read them.
   metrics::RelayMetrics metrics;
+  ServiceNotifier notifier;  // Before health: health's observer calls it.
   metrics::Health health;
+  NotifyServiceManager(notifier, health);
   http::StatusServer status_server(metrics, health, build);
   if (auto s = StartStatusServer(config.http, status_server); !s.ok()) {
     // A bad or busy listen address is a configuration problem: exit 2 with the fix.
@@ -109,8 +135,9 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     return ExitCodeFor(position_store.status());
   }
   position::PositionGuard position_guard(**position_store, GuardOptionsOf(config, flags));
-  // Kafka reads the position record while the relay connects to Postgres.
-  position_guard.Prefetch();
+  // Kafka reads the position record while the relay connects to Postgres. Not for exactly_once:
+  // there the record is read after InitTransactions settled the last transaction (Reload).
+  if (config.relay.delivery != config::Delivery::kExactlyOnce) position_guard.Prefetch();
   SystemClock clock;
   relay::StopSignal stop(stop_fd);
   relay::RelayContext context{
@@ -122,6 +149,7 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
       .connectors = relay::LiveConnectors(config, ResumeCheckOf(position_guard))};
   // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
   context.positions = &position_guard;
+  context.notifier = &notifier;
   context.slot_check = [&slot_monitor] {
     return slot_monitor.lost() ? absl::AbortedError(slot_monitor.lost_message()) : absl::OkStatus();
   };

@@ -78,6 +78,25 @@ class Producer {
   virtual bool brokers_down() const = 0;
   // Requests re-sent to brokers since the producer started, as of the last statistics.
   virtual uint64_t retries() const = 0;
+  // True once fatal_error() is a fence: another producer took this one's transactional.id.
+  virtual bool fenced() const { return false; }
+
+  // Kafka transactions, for a producer made by CreateTransactionalProducer. InitTransactions,
+  // CommitTransaction and AbortTransaction block up to `timeout_ms`, serving delivery reports
+  // meanwhile; BeginTransaction is local. Errors by kafka::ClassifyTransactionError:
+  // AlreadyExists when fenced (another instance owns the transactional.id: stop, never fight
+  // it back), PermissionDenied for credentials and ACLs, Unavailable for the rest (abortable
+  // or fatal alike: rebuild the producer, whose InitTransactions aborts what was left open).
+  virtual absl::Status InitTransactions(int /*timeout_ms*/) { return NotTransactional(); }
+  virtual absl::Status BeginTransaction() { return NotTransactional(); }
+  virtual absl::Status CommitTransaction(int /*timeout_ms*/) { return NotTransactional(); }
+  // Purges what is queued (failed reports follow) and aborts the open transaction.
+  virtual absl::Status AbortTransaction(int /*timeout_ms*/) { return NotTransactional(); }
+
+ private:
+  static absl::Status NotTransactional() {
+    return absl::FailedPreconditionError("not a transactional producer");
+  }
 };
 
 // Defaults outboxd applies before the user's properties (DESIGN.md section 4).
@@ -88,5 +107,11 @@ std::vector<std::pair<std::string, std::string>> DefaultProducerProperties();
 // acks, local timeouts). `handler` must outlive the producer.
 absl::StatusOr<std::unique_ptr<Producer>> CreateProducer(
     const std::vector<std::pair<std::string, std::string>>& properties, DeliveryHandler& handler);
+
+// As CreateProducer, with `transactional_id` ([relay] delivery = "exactly_once"). Call
+// InitTransactions before anything else.
+absl::StatusOr<std::unique_ptr<Producer>> CreateTransactionalProducer(
+    const std::vector<std::pair<std::string, std::string>>& properties,
+    const std::string& transactional_id, DeliveryHandler& handler);
 
 }  // namespace outboxd::kafka

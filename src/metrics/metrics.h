@@ -128,6 +128,12 @@ struct RelayMetrics {
   Counter kafka_retries;                      // outboxd_kafka_retries_total (librdkafka stats)
   Family<Counter> dead_lettered{"reason"};    // outboxd_dead_lettered_events_total
   Gauge events_in_flight;                     // outboxd_events_in_flight
+  // exactly_once (src/relay/publisher.cc).
+  Counter kafka_transactions;         // outboxd_kafka_transactions_committed_total
+  Counter kafka_transaction_records;  // outboxd_kafka_transaction_records_total (incl. position)
+  Histogram kafka_commit_seconds{
+      // outboxd_kafka_transaction_commit_seconds
+      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}};
   Histogram commit_to_ack_seconds{
       // outboxd_commit_to_ack_seconds
       {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
@@ -137,7 +143,10 @@ struct RelayMetrics {
   Gauge replication_lag_seconds;  // outboxd_replication_lag_seconds: oldest unacked commit age
   Gauge confirmed_lsn;            // outboxd_confirmed_lsn: last flush position sent (as integer)
   Counter transactions;           // outboxd_transactions_total: commits decoded
-  Counter rows_ignored;           // outboxd_rows_ignored_total: changes outside the outbox set
+  // outboxd_replayed_transactions_skipped_total: sent again after the slot moved back (a
+  // Postgres crash) but already in Kafka by the position record, so not published again.
+  Counter replayed_transactions_skipped;
+  Counter rows_ignored;  // outboxd_rows_ignored_total: changes outside the outbox set
   // Rows published with an empty aggregate id or type (empty_keys = "publish").
   Family<Counter> empty_key_events{"table"};  // outboxd_empty_key_events_total
   // UPDATEs of outbox rows skipped or refused (op_invalid_behavior).

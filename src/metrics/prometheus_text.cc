@@ -22,6 +22,15 @@ void RenderPublisher(const RelayMetrics& m, PrometheusWriter& w) {
                      m.dead_lettered);
   w.AddGauge("outboxd_events_in_flight", "Records produced and not yet acknowledged.",
              m.events_in_flight.value());
+  w.AddCounter("outboxd_kafka_transactions_committed_total",
+               "Kafka transactions committed (delivery = exactly_once).", m.kafka_transactions);
+  w.AddCounter("outboxd_kafka_transaction_records_total",
+               "Records committed in Kafka transactions, position records included.",
+               m.kafka_transaction_records);
+  w.AddHistogram("outboxd_kafka_transaction_commit_seconds",
+                 "Time commit_transaction took: flushing the transaction's last records, then "
+                 "the commit itself.",
+                 m.kafka_commit_seconds);
   w.AddHistogram("outboxd_commit_to_ack_seconds",
                  "Time from the Postgres commit of a row to the broker's acknowledgement of it.",
                  m.commit_to_ack_seconds);
@@ -39,6 +48,10 @@ void RenderReplication(const RelayMetrics& m, PrometheusWriter& w) {
              m.confirmed_lsn.value());
   w.AddCounter("outboxd_transactions_total", "Commits decoded from the replication stream.",
                m.transactions);
+  w.AddCounter("outboxd_replayed_transactions_skipped_total",
+               "Transactions sent again from the slot (after a Postgres crash moved it back) that "
+               "the position record shows Kafka already has: not published again.",
+               m.replayed_transactions_skipped);
   w.AddCounter("outboxd_rows_ignored_total",
                "Changes decoded for tables outside the configured outbox tables.", m.rows_ignored);
   w.AddCounterFamily("outboxd_empty_key_events_total",

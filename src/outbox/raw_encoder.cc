@@ -10,6 +10,7 @@
 #include "fmt/format.h"
 #include "outbox/converter.h"
 #include "outbox/encoder_parts.h"
+#include "outbox/json_expand.h"
 
 namespace outboxd::outbox::internal {
 namespace {
@@ -30,6 +31,7 @@ class RawEncoder final : public Encoder {
   RawEncoder(const config::OutboxConfig& cfg, std::string run_id)
       : cfg_(cfg),
         run_id_(std::move(run_id)),
+        value_converter_(config::NonBytesValueConverter(cfg)),
         has_envelope_(std::any_of(
             cfg.additional_placement.begin(), cfg.additional_placement.end(),
             [](const config::AdditionalField& f) { return f.placement == Placement::kEnvelope; })) {
@@ -47,11 +49,16 @@ class RawEncoder final : public Encoder {
   absl::Status EncodeValue(const MappedRow& row, OutboxEvent& out) const;
   void EncodeStringEnvelope(const MappedRow& row, OutboxEvent& out) const;
   absl::Status EncodeJsonValue(const MappedRow& row, OutboxEvent& out) const;
+  absl::Status EncodeExpanded(const ExpandedPayload& expanded, const MappedRow& row,
+                              OutboxEvent& out) const;
   void AppendEnvelopeSchema(const MappedRow& row, std::string& out) const;
   void SetHeaders(const MappedRow& row, OutboxEvent& out) const;
 
   const config::OutboxConfig& cfg_;
   const std::string run_id_;
+  // The converter of values that are not bytea payloads: value_converter, or the delegate of
+  // "bytes" (kBytes: none).
+  const Converter value_converter_;
   const bool has_envelope_;  // Some placement is "envelope": the value is a struct.
 };
 
@@ -60,7 +67,24 @@ absl::Status RawEncoder::EncodeValue(const MappedRow& row, OutboxEvent& out) con
     out.value.reset();
     return absl::OkStatus();
   }
-  if (cfg_.value_converter != Converter::kString) return EncodeJsonValue(row, out);
+  if (value_converter_ == Converter::kBytes) {
+    // ByteArrayConverter / BinaryDataConverter: a bytea payload (or NULL, schema bytes) as it
+    // is; anything else goes to the delegate, which Debezium's task fails without.
+    if (!has_envelope_ && row.layout.payload_is_bytea) {
+      out.value = row.payload;
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        has_envelope_ ? "value_converter = bytes without a delegate cannot write the envelope "
+                        "struct (Debezium's task fails on it)"
+                      : "value_converter = bytes without a delegate writes only bytea payloads "
+                        "(ByteArrayConverter refuses a string; Debezium's task fails on it)");
+  }
+  if (!has_envelope_ && row.layout.payload_is_bytea && cfg_.value_converter == Converter::kBytes) {
+    out.value = row.payload;  // BinaryDataConverter: bytes pass untouched; the rest delegated.
+    return absl::OkStatus();
+  }
+  if (value_converter_ != Converter::kString) return EncodeJsonValue(row, out);
   if (has_envelope_) {
     EncodeStringEnvelope(row, out);
   } else {
@@ -101,6 +125,12 @@ void RawEncoder::EncodeStringEnvelope(const MappedRow& row, OutboxEvent& out) co
 
 absl::Status RawEncoder::EncodeJsonValue(const MappedRow& row, OutboxEvent& out) const {
   const RelationLayout& layout = row.layout;
+  // table.expand.json.payload: only a Java String payload is tried (bytea is not; NULL is kept).
+  if (cfg_.expand_json_payload && row.payload && !layout.payload_is_bytea &&
+      layout.payload_schema && layout.payload_schema->type == "string") {
+    const ExpandedPayload expanded = ExpandJsonPayload(*row.payload, cfg_.payload_column);
+    if (expanded.outcome != ExpandOutcome::kUnexpanded) return EncodeExpanded(expanded, row, out);
+  }
   // owned_value may hold the decoded bytea payload; build into the other buffer, then swap.
   std::string& buffer = out.owned_headers;
   buffer.clear();
@@ -115,7 +145,7 @@ absl::Status RawEncoder::EncodeJsonValue(const MappedRow& row, OutboxEvent& out)
       AppendJsonValue(payload_schema, row.payload, out.scratch, buffer);
     }
   };
-  const bool with_schema = cfg_.value_converter == Converter::kJsonWithSchema;
+  const bool with_schema = value_converter_ == Converter::kJsonWithSchema;
   if (with_schema) {
     buffer.append(R"({"schema":)");
     if (has_envelope_) {
@@ -142,6 +172,29 @@ absl::Status RawEncoder::EncodeJsonValue(const MappedRow& row, OutboxEvent& out)
     buffer.push_back('}');
   } else {
     payload_json();
+  }
+  if (with_schema) buffer.push_back('}');
+  out.owned_value.swap(buffer);
+  out.value = out.owned_value;
+  return absl::OkStatus();
+}
+
+// An expanded payload as JsonConverter writes it (config refuses envelopes with expansion).
+absl::Status RawEncoder::EncodeExpanded(const ExpandedPayload& expanded, const MappedRow& row,
+                                        OutboxEvent& out) const {
+  if (expanded.outcome == ExpandOutcome::kFails) {
+    return absl::InvalidArgumentError(std::string(expanded.reason));
+  }
+  std::string& buffer = out.owned_headers;
+  buffer.clear();
+  const bool with_schema = value_converter_ == Converter::kJsonWithSchema;
+  if (with_schema) buffer.append(R"({"schema":)");
+  if (expanded.outcome == ExpandOutcome::kExpanded) {
+    if (with_schema) buffer.append(expanded.schema_json).append(R"(,"payload":)");
+    buffer.append(expanded.value_json);
+  } else {  // kNullSchema: the string stays, its schema is null.
+    if (with_schema) buffer.append(R"(null,"payload":)");
+    AppendJsonString(*row.payload, buffer);
   }
   if (with_schema) buffer.push_back('}');
   out.owned_value.swap(buffer);

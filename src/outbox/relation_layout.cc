@@ -53,7 +53,9 @@ void AddSchemas(const pgoutput::Relation& relation, const config::OutboxConfig& 
     return schema;
   };
   const bool json_key = cfg.key_converter != config::Converter::kString;
-  const bool json_value = cfg.value_converter != config::Converter::kString;
+  const config::Converter value_converter = config::NonBytesValueConverter(cfg);
+  const bool json_value =
+      value_converter != config::Converter::kString && value_converter != config::Converter::kBytes;
   layout.key_schema = schema_of(layout.aggregate_id, json_key);
   layout.payload_schema = schema_of(layout.payload, json_value);
   for (size_t i = 0; i < layout.placements.size(); ++i) {

@@ -27,6 +27,16 @@ CheckResult CheckCapacity(std::string_view setting, int max, int used, int need,
                           setting, setting, used + need));
 }
 
+// "90 s", "30 min", "2 h", "1 d 6 h": a duration as an operator would say it.
+std::string DurationText(int64_t seconds) {
+  constexpr int64_t kHour = 3600;
+  constexpr int64_t kDay = 24 * kHour;
+  if (seconds < 120) return fmt::format("{} s", seconds);
+  if (seconds < 2 * kHour) return fmt::format("{} min", seconds / 60);
+  if (seconds < 2 * kDay) return fmt::format("{} h", seconds / kHour);
+  return fmt::format("{} d {} h", seconds / kDay, seconds % kDay / kHour);
+}
+
 class ServerChecker {
  public:
   ServerChecker(Connection& conn, const ServerCheckOptions& options, CheckResults& out)
@@ -38,6 +48,7 @@ class ServerChecker {
     for (const QualifiedTable& t : options_.tables) CheckTable(t);
     CheckPublication();
     CheckSlot();
+    CheckIdleSlotTimeout();
   }
 
  private:
@@ -109,6 +120,66 @@ class ServerChecker {
     }
   }
 
+  // PostgreSQL 18 invalidates a slot that no walsender has streamed for
+  // idle_replication_slot_timeout (at a checkpoint): a stop of outboxd longer than that loses
+  // the events after the slot's position. Nothing to say before 18 (no such setting) or at 0.
+  void CheckIdleSlotTimeout() {
+    auto setting = conn_.Query(
+        "SELECT setting, unit FROM pg_catalog.pg_settings "
+        "WHERE name = 'idle_replication_slot_timeout'",
+        "reading idle_replication_slot_timeout");
+    if (!Ok(setting.status(), "idle_replication_slot_timeout")) return;
+    const PGresult* r = setting->get();
+    if (PQntuples(r) == 0) return;
+    const int64_t value = ParseInt<int64_t>(Value(r, 0, 0)).value_or(0);
+    const int64_t seconds = Value(r, 0, 1) == "min" ? value * 60 : value;
+    constexpr std::string_view kName = "idle_replication_slot_timeout";
+    if (seconds <= 0) {
+      out_.push_back(Pass(std::string(kName), "0: slots are not invalidated for being idle"));
+      return;
+    }
+    // The restart plan it is measured against (packaging/outboxd.service.in: RestartSec=5s;
+    // a standby's retries back off to 10 s, docs/operating.md "Active/standby").
+    constexpr int64_t kRestartSeconds = 5;
+    constexpr int64_t kStandbyTakeoverSeconds = 10;
+    std::string detail = fmt::format(
+        "{} ({} s): Postgres invalidates slot {} at a checkpoint once no outboxd has streamed it "
+        "that long, and the events after its position are then lost; a crash costs about {} s "
+        "(systemd restarts it) and a standby takes over within {} s, {}, but a stop that waits "
+        "for an operator (exit codes 2-7), an upgrade or a host down without a standby must end "
+        "within {}",
+        DurationText(seconds), seconds, options_.slot, kRestartSeconds, kStandbyTakeoverSeconds,
+        seconds > kRestartSeconds + kStandbyTakeoverSeconds
+            ? "inside it"
+            : "NOT inside it: an ordinary restart can lose the slot",
+        DurationText(seconds));
+    if (auto idle = SlotIdleSeconds(); idle.has_value()) {
+      detail += fmt::format(
+          "; slot {} has been idle for {} s, so it {}", options_.slot, *idle,
+          *idle >= seconds ? "is invalidated at the next checkpoint"
+                           : fmt::format("is invalidated in {} s unless outboxd streams it first",
+                                         seconds - *idle));
+    }
+    out_.push_back(
+        Warn(std::string(kName), detail,
+             fmt::format("keep stops shorter than {} and alert when no instance is ready "
+                         "(outboxd_ready) well before, or turn it off for this server: ALTER "
+                         "SYSTEM SET idle_replication_slot_timeout = 0; SELECT pg_reload_conf()",
+                         DurationText(seconds))));
+  }
+
+  // Whole seconds since slot options_.slot was last streamed (pg_replication_slots
+  // .inactive_since, PG 17+); nullopt while streamed, when it does not exist, or on error.
+  std::optional<int64_t> SlotIdleSeconds() {
+    auto idle =
+        conn_.Query(Concat("SELECT floor(extract(epoch FROM now() - inactive_since))::bigint "
+                           "FROM pg_catalog.pg_replication_slots WHERE slot_name = ",
+                           conn_.QuoteLiteral(options_.slot), " AND inactive_since IS NOT NULL"),
+                    "reading the slot's inactive_since");
+    if (!idle.ok() || PQntuples(idle->get()) == 0) return std::nullopt;
+    return ParseInt<int64_t>(Value(idle->get(), 0, 0));
+  }
+
   void CheckTable(const QualifiedTable& t) {
     const std::string name = Concat("table ", t.ToString());
     auto table = LookupTable(conn_, t);
@@ -156,9 +227,10 @@ class ServerChecker {
     if (!Ok(pub.status(), name)) return;
     const std::string create = CreatePublicationSql(conn_, options_.publication, options_.tables);
     if (!pub->has_value()) {
-      if (!options_.create_missing) {
-        out_.push_back(Fail(name, "does not exist and create_slot = false",
-                            Concat("create it: ", create, " (or set create_slot = true)")));
+      if (!options_.create_missing || !options_.create_publication) {
+        const std::string_view key = options_.create_missing ? "create_publication" : "create_slot";
+        out_.push_back(Fail(name, Concat("does not exist and ", key, " = false"),
+                            Concat("create it: ", create, " (or set ", key, " = true)")));
       } else if (!all_tables_owned_ && !role_.superuser) {
         out_.push_back(Fail(name,
                             "does not exist, and run cannot create it: the role does not "

@@ -21,7 +21,8 @@ struct ServerCheckOptions {
   // Columns every outbox table must have, each with the config key that names it (for the fix),
   // e.g. {"aggregateid", "[outbox] aggregate_id_column"}.
   std::vector<std::pair<std::string, std::string>> columns;
-  bool create_missing = true;  // `run` creates a missing publication and slot.
+  bool create_missing = true;      // `run` creates a missing publication and slot.
+  bool create_publication = true;  // With create_missing: a missing publication too.
   // Further checks of each existing table (the event contract's mapping, which pg does not
   // know); returns a FAIL or nothing.
   std::function<std::optional<CheckResult>(const QualifiedTable&, const TableInfo&)> check_table;

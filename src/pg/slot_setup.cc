@@ -95,10 +95,12 @@ absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
   auto pub = LookupPublication(conn, options.publication);
   if (!pub.ok()) return pub.status();
   if (!pub->has_value()) {
-    if (!options.create_missing) {
+    if (!options.create_missing || !options.create_publication) {
       return absl::FailedPreconditionError(
-          Concat("publication ", options.publication, " does not exist; create it with: ",
-                 CreatePublicationSql(conn, options), " (or set create_slot = true)"));
+          Concat("publication ", options.publication,
+                 " does not exist; create it with: ", CreatePublicationSql(conn, options),
+                 options.create_missing ? " (or set create_publication = true)"
+                                        : " (or set create_slot = true)"));
     }
     if (auto s = CreatePublication(conn, options); !s.ok()) return s;
     return CheckPublication(conn, options);

@@ -31,8 +31,9 @@ struct SetupOptions {
   std::string slot;
   std::string publication;
   std::vector<QualifiedTable> tables;
-  bool create_missing = true;  // Create the publication and slot when they do not exist.
-  ResumeCheck resume_check;    // Run before the slot is created or used; may be empty.
+  bool create_missing = true;      // Create the publication and slot when they do not exist.
+  bool create_publication = true;  // With create_missing: a missing publication too.
+  ResumeCheck resume_check;        // Run before the slot is created or used; may be empty.
 };
 
 // Verifies wal_level, the tables and the publication's coverage of them, runs

@@ -50,6 +50,39 @@ SlotVerdict AtRisk(const SlotState& state, const SlotPolicy& policy, const std::
           "pg_reload_conf())")};
 }
 
+// Why Postgres invalidated a slot, and how to keep it from recurring, by its
+// invalidation_reason (PG 17+; "" before, when WAL removal was the only cause outboxd sees).
+struct LossCause {
+  std::string what;
+  std::string prevention;
+};
+
+LossCause CauseOf(std::string_view reason) {
+  if (reason == "idle_timeout") {
+    return {
+        "no walsender streamed it for longer than idle_replication_slot_timeout "
+        "(PostgreSQL 18), e.g. while outboxd was stopped",
+        "keep outboxd's stops (upgrades, exits that wait for an operator) shorter than "
+        "idle_replication_slot_timeout, run a standby instance, or set it to 0 for this server "
+        "(ALTER SYSTEM SET idle_replication_slot_timeout = 0; SELECT pg_reload_conf()); "
+        "outboxd check warns while it is set"};
+  }
+  if (reason == "rows_removed") {
+    return {
+        "the catalog rows its decoding needs were removed (a slot on a standby without "
+        "hot_standby_feedback)",
+        "set hot_standby_feedback = on on the standby and use a physical slot from it"};
+  }
+  if (reason == "wal_level_insufficient") {
+    return {"wal_level was lowered below logical on the primary",
+            "keep wal_level = logical on the primary"};
+  }
+  return {
+      "the WAL after its restart_lsn was removed (more WAL was retained than "
+      "max_slot_wal_keep_size allows)",
+      "raise max_slot_wal_keep_size and alert on outboxd_slot_safe_wal_size_bytes"};
+}
+
 }  // namespace
 
 std::string FormatWalSize(std::optional<int64_t> bytes) {
@@ -99,14 +132,14 @@ int64_t EffectiveMinSafeWal(int64_t configured_bytes, int64_t limit_mb) {
 
 std::string LostSlotMessage(std::string_view slot, const SlotState& state, Lsn last_confirmed) {
   const Lsn confirmed = state.exists ? state.confirmed_flush_lsn : last_confirmed;
+  const LossCause cause = CauseOf(state.invalidation_reason);
   const std::string what =
       state.exists
           ? Concat("replication slot ", slot, " was invalidated by Postgres (wal_status = lost",
                    state.invalidation_reason.empty()
                        ? std::string()
                        : Concat(", invalidation_reason = ", state.invalidation_reason),
-                   "): the WAL after its restart_lsn was removed (more WAL was retained than "
-                   "max_slot_wal_keep_size allows)")
+                   "): ", cause.what)
           : Concat("replication slot ", slot,
                    " was dropped while outboxd was running (it existed at an earlier check)");
   return Concat(
@@ -120,7 +153,8 @@ std::string LostSlotMessage(std::string_view slot, const SlotState& state, Lsn l
       LsnText(confirmed),
       " and before the new slot, from the outbox table if its rows are kept (consumers see them "
       "twice if some were published), otherwise from the services' own data. To keep it from "
-      "recurring, raise max_slot_wal_keep_size and alert on outboxd_slot_safe_wal_size_bytes");
+      "recurring, ",
+      cause.prevention);
 }
 
 }  // namespace outboxd::pg

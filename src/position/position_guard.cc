@@ -76,9 +76,13 @@ absl::Status PositionGuard::Check(const ServerView& server) {
   return status;
 }
 
-std::optional<PositionRecord> PositionGuard::Next(Lsn confirmed) const {
+Lsn PositionGuard::published_up_to() const {
+  return server_.has_value() ? PublishedUpTo(last_, *server_) : Lsn();
+}
+
+std::optional<PositionRecord> PositionGuard::Next(Lsn acknowledged) const {
   if (!server_.has_value() || !topic_ready_) return std::nullopt;  // Not streaming yet.
-  Lsn lsn = std::max(confirmed, server_->slot_confirmed);
+  Lsn lsn = std::max(acknowledged, server_->slot_confirmed);
   if (last_) lsn = std::max(lsn, last_->lsn);
   // Nothing confirmed yet (a slot just created): leave the record as it is.
   if (!lsn.IsValid()) return std::nullopt;

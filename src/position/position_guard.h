@@ -18,8 +18,10 @@ namespace outboxd::position {
 
 struct GuardOptions {
   std::string slot;
-  bool allow_new_slot = false;               // --allow-new-slot
-  std::chrono::milliseconds interval{5000};  // At most one write per interval.
+  bool allow_new_slot = false;  // --allow-new-slot
+  // At most one write per interval. Short, because a Postgres crash moves the slot back to its
+  // last checkpoint and the replay skips only what the record covers (PublishedUpTo).
+  std::chrono::milliseconds interval{100};
 };
 
 // Used on the relay's loop thread only.
@@ -35,6 +37,11 @@ class PositionGuard {
   // connects to Postgres (start-up time is also restart time after a failover). Optional:
   // Check reads it itself when this was not called. Call at most once, before Check.
   void Prefetch();
+  // Makes the next Check read the record from Kafka again. exactly_once calls it after each
+  // InitTransactions: only then is the previous owner's last transaction (this process's own
+  // after a commit that timed out) settled, committed or aborted, and a read_committed read
+  // tells which. Not with Prefetch, which may read before that.
+  void Reload() { loaded_ = false; }
 
   // Loads the last record on first use (Unavailable while Kafka does not answer: the relay
   // retries) and makes sure the topic exists (a failure there is logged: no record is written
@@ -43,10 +50,14 @@ class PositionGuard {
   // Runs before the slot is created or streamed from.
   absl::Status Check(const ServerView& server);
 
-  // The record to write now that `confirmed` was sent to Postgres; nullopt before the first
-  // accepted Check, while the topic is not ready, while nothing is confirmed, or when nothing moved
-  // since the last record written. Call Written() once the record was handed to Kafka.
-  std::optional<PositionRecord> Next(Lsn confirmed) const;
+  // The record to write now that Kafka acknowledged everything before `acknowledged`; nullopt
+  // before the first accepted Check, while the topic is not ready, while nothing is
+  // acknowledged, or when nothing moved since the last record written. Call Written() once the
+  // record was handed to Kafka.
+  std::optional<PositionRecord> Next(Lsn acknowledged) const;
+  // After an accepted Check: the transactions of this server that end at or below this LSN
+  // are in Kafka already (PublishedUpTo); invalid when none is known.
+  Lsn published_up_to() const;
   void Written(const PositionRecord& record);
 
   const std::string& topic() const { return store_.topic(); }

@@ -59,7 +59,8 @@ absl::Status CheckSlot(const PositionRecord& last, const ServerView& server) {
   if (server.timeline == last.timeline) {
     log::Warn(
         "slot {} confirmed {}, behind the recorded {}: Postgres keeps a slot's position "
-        "durable only at checkpoints, so after a crash it replays (duplicates, no loss)",
+        "durable only at checkpoints, so after a crash it replays; the transactions up to the "
+        "recorded position are skipped, Kafka has them",
         last.slot, server.slot_confirmed.ToString(), last.lsn.ToString());
     return absl::OkStatus();
   }
@@ -94,6 +95,13 @@ absl::Status CheckResume(const std::optional<PositionRecord>& last, const Server
               last->lsn.ToString());
   }
   return status;
+}
+
+Lsn PublishedUpTo(const std::optional<PositionRecord>& last, const ServerView& server) {
+  if (!last || last->system_id != server.system_id || last->timeline != server.timeline) {
+    return Lsn();
+  }
+  return last->lsn;
 }
 
 }  // namespace outboxd::position

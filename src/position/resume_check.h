@@ -29,6 +29,13 @@ struct ServerView {
 // and was not synchronized. (--allow-new-slot overrides a refusal: PositionGuard.)
 absl::Status CheckResume(const std::optional<PositionRecord>& last, const ServerView& server);
 
+// The LSN up to which Kafka already holds every transaction this server sends again: the last
+// record's, when it was written on this same system and timeline; invalid otherwise (no record,
+// or another timeline, whose WAL past the promotion point is not the WAL the record describes).
+// A replay from the slot skips each transaction whose commit ends at or below it, so a slot
+// that a Postgres crash moved back publishes nothing twice.
+Lsn PublishedUpTo(const std::optional<PositionRecord>& last, const ServerView& server);
+
 // Exit 7's status code; used for nothing else.
 inline constexpr absl::StatusCode kRefusedCode = absl::StatusCode::kOutOfRange;
 

@@ -23,6 +23,7 @@ void AckTracker::Commit(Lsn end_lsn) {
   Entry& tx = entries_.back();
   tx.end_lsn = end_lsn;
   tx.committed = true;
+  last_commit_lsn_ = end_lsn;
   // A transaction without records behind a pending one is safe exactly when its predecessor
   // is: fold it into that entry so a busy database with an idle outbox cannot grow the queue.
   if (tx.outstanding == 0 && entries_.size() > 1 && entries_[entries_.size() - 2].committed) {

@@ -30,6 +30,8 @@ class AckTracker final : public ConfirmSource {
   // Requires a matching earlier AddRecord().
   void Acknowledge(TxId tx);
 
+  // The newest Commit's end_lsn, acknowledged or not; invalid before the first.
+  Lsn last_commit_lsn() const { return last_commit_lsn_; }
   // The newest end_lsn safe to confirm; invalid until the first transaction completes.
   Lsn safe_lsn() const override { return safe_lsn_; }
   bool InTransaction() const { return open_; }
@@ -60,6 +62,7 @@ class AckTracker final : public ConfirmSource {
   TxId front_id_ = 0;
   bool open_ = false;
   Lsn safe_lsn_;
+  Lsn last_commit_lsn_;
   uint64_t outstanding_records_ = 0;
   uint64_t acknowledged_records_ = 0;
 };

@@ -40,6 +40,7 @@ absl::Status ChangeHandler::HandleMessage(const pgoutput::Message& message, cons
       return absl::DataLossError("pgoutput: Commit outside a transaction");
     }
     tracker_.Commit(commit->end_lsn);
+    skipping_ = false;
     metrics_.transactions.Add();
   } else if (const auto* logical = std::get_if<pgoutput::LogicalMessage>(&message)) {
     return HandleLogicalMessage(*logical, wal);
@@ -62,12 +63,34 @@ absl::Status ChangeHandler::HandleBegin(const pgoutput::Begin& begin) {
   current_xid_ = begin.xid;
   current_commit_time_us_ = begin.commit_time_us;
   current_commit_lsn_ = begin.final_lsn;
+  skipping_ = AlreadyPublished(begin.final_lsn);
   const int64_t age_us = clock_.PostgresNowMicros() - begin.commit_time_us;
   metrics_.stages.received.Observe(static_cast<double>(std::max<int64_t>(age_us, 0)) / 1e6);
   return absl::OkStatus();
 }
 
+bool ChangeHandler::AlreadyPublished(Lsn commit_lsn) {
+  // `commit_lsn` is where the commit record starts (Begin's final_lsn, a message's own LSN). The
+  // recorded LSN is a commit's end or a WAL end between records, so the commit starts before it
+  // exactly when it ends at or below it.
+  if (commit_lsn < published_up_to_) {
+    ++skipped_transactions_;
+    metrics_.replayed_transactions_skipped.Add();
+    return true;
+  }
+  if (skipped_transactions_ > 0) {
+    log::Info(
+        "skipped {} replayed transactions ({} outbox rows) that Kafka already has: the position "
+        "record covers them up to {}",
+        skipped_transactions_, skipped_rows_, published_up_to_.ToString());
+  }
+  published_up_to_ = Lsn();  // The replay is over: nothing later can be below it.
+  skipped_transactions_ = skipped_rows_ = 0;
+  return false;
+}
+
 absl::Status ChangeHandler::HandleUpdate(const pgoutput::Update& update) {
+  if (skipping_) return absl::OkStatus();  // Seen (and logged) before the replay.
   if (!mapper_.IsOutboxTable(update.relation)) {
     metrics_.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
     return absl::OkStatus();
@@ -90,6 +113,10 @@ absl::Status ChangeHandler::HandleInsert(const pgoutput::Insert& insert, const W
   }
   if (!mapper_.IsOutboxTable(insert.relation)) {
     metrics_.rows_ignored.Add();
+    return absl::OkStatus();
+  }
+  if (skipping_) {
+    ++skipped_rows_;
     return absl::OkStatus();
   }
   const RecordOrigin origin = OriginAt(wal.wal_start, insert.relation, wal);

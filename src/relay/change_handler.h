@@ -43,6 +43,9 @@ class ChangeHandler {
   void SetNotNullColumns(const config::TableName& table, std::vector<std::string> columns) {
     mapper_.SetNotNullColumns(table, std::move(columns));
   }
+  // Transactions whose commit ends at or below `lsn` are in Kafka already (the position
+  // record): a replay passes over them without publishing. Call before the first message.
+  void SkipPublishedUpTo(Lsn lsn) { published_up_to_ = lsn; }
   // Inside a transaction (or a non-transactional message's own unit) whose Commit has not
   // arrived yet.
   bool InTransaction() const { return tracker_.InTransaction(); }
@@ -51,6 +54,8 @@ class ChangeHandler {
  private:
   absl::Status HandleMessage(const pgoutput::Message& message, const WalMessage& wal);
   absl::Status HandleBegin(const pgoutput::Begin& begin);
+  // Whether the unit that commits at `commit_lsn` is one Kafka already has; counts it.
+  bool AlreadyPublished(Lsn commit_lsn);
   // table.op.invalid.behavior for an UPDATE; non-outbox tables count as ignored rows.
   absl::Status HandleUpdate(const pgoutput::Update& update);
   absl::Status HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal);
@@ -94,6 +99,11 @@ class ChangeHandler {
   int64_t current_commit_time_us_ = 0;
   Lsn current_commit_lsn_;                // Begin's final_lsn, for the contract's source position.
   bool standalone_message_open_ = false;  // A non-transactional message's own unit is open.
+  // Replayed transactions that Kafka already has (SkipPublishedUpTo).
+  Lsn published_up_to_;
+  bool skipping_ = false;  // The open transaction is one of them.
+  uint64_t skipped_transactions_ = 0;
+  uint64_t skipped_rows_ = 0;
 };
 
 }  // namespace outboxd::relay

@@ -23,6 +23,11 @@ absl::Status ChangeHandler::HandleLogicalMessage(const pgoutput::LogicalMessage&
   if (message.transactional && !tracker_.InTransaction()) {
     return absl::DataLossError("pgoutput: transactional logical message outside a transaction");
   }
+  if (message.transactional ? skipping_
+                            : !standalone_message_open_ && AlreadyPublished(message.lsn)) {
+    ++skipped_rows_;
+    return absl::OkStatus();
+  }
   // A non-transactional message stands alone in the stream: it is its own unit of
   // confirmation. Its pseudo-transaction stays open across a backpressure retry.
   if (!message.transactional && !standalone_message_open_) {

@@ -15,6 +15,7 @@ pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
                            .publication = pg.publication,
                            .tables = {},
                            .create_missing = pg.create_slot,
+                           .create_publication = pg.create_publication,
                            .resume_check = {}};
   for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
   return options;
@@ -54,7 +55,7 @@ absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
 
 bool NeedsNullability(const config::OutboxConfig& outbox) {
   return outbox.key_converter == config::Converter::kJsonWithSchema ||
-         outbox.value_converter == config::Converter::kJsonWithSchema;
+         config::NonBytesValueConverter(outbox) == config::Converter::kJsonWithSchema;
 }
 
 // One catalog read before streaming: the NOT NULL columns (json_with_schema) and the refusal
@@ -81,6 +82,11 @@ absl::StatusOr<NotNullColumns> ReadTableCatalog(const config::Config& config) {
 
 }  // namespace
 
+std::string TransactionalIdOf(const config::Config& config) {
+  if (!config.relay.transactional_id.empty()) return config.relay.transactional_id;
+  return "outboxd-" + config.postgres.slot;
+}
+
 Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check) {
   Connectors connectors{
       .replication =
@@ -89,7 +95,11 @@ Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_c
           },
       .producer =
           [&config](kafka::DeliveryHandler& handler) {
-            return kafka::CreateProducer(config.kafka, handler);
+            if (config.relay.delivery != config::Delivery::kExactlyOnce) {
+              return kafka::CreateProducer(config.kafka, handler);
+            }
+            return kafka::CreateTransactionalProducer(config.kafka, TransactionalIdOf(config),
+                                                      handler);
           },
       .not_null_columns = {},
   };

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "common/service_notify.h"
 #include "config/config.h"
 #include "metrics/health.h"
 #include "metrics/metrics.h"
@@ -38,6 +39,10 @@ struct Connectors {
   std::function<int(pollfd* fds, nfds_t count, int timeout_ms)> poll = ::poll;
 };
 
+// [relay] transactional_id, or "outboxd-<slot>": stable per slot, so a second instance on the
+// same slot fences the first.
+std::string TransactionalIdOf(const config::Config& config);
+
 // Real libpq and librdkafka connections for `config`, which must outlive the result.
 // `resume_check` (may be empty) runs at every connect before the slot is created or used.
 Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check = {});
@@ -57,6 +62,8 @@ struct RelayContext {
   // Says which position record to write after a confirmation (written through the events'
   // producer); nullptr writes none (tests without Kafka).
   position::PositionGuard* positions = nullptr;
+  // Fed at every turn of the loop (systemd's watchdog); nullptr: none.
+  ServiceNotifier* notifier = nullptr;
 };
 
 }  // namespace outboxd::relay

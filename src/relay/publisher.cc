@@ -8,20 +8,43 @@
 
 namespace outboxd::relay {
 
+namespace {
+std::string FencedMessage(std::string_view reason) {
+  return Concat("Kafka fenced the producer (", reason,
+                "): another outboxd instance took over the slot's transactional.id and owns the "
+                "slot now; stopping (exit 8) rather than fencing it back");
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(const ProducerFactory& factory,
-                                                             const config::OutboxConfig& config,
+                                                             const config::Config& config,
                                                              const Clock& clock,
                                                              metrics::RelayMetrics& metrics) {
   std::unique_ptr<Publisher> publisher(new Publisher(config, clock, metrics));
   auto producer = factory(*publisher);
   if (!producer.ok()) return producer.status();
   publisher->producer_ = std::move(*producer);
+  if (publisher->transactional_) {
+    const auto started = clock.SteadyNow();
+    if (auto s = publisher->producer_->InitTransactions(kTransactionCallTimeoutMs); !s.ok()) {
+      return s;
+    }
+    log::Info(
+        "Kafka transactions initialized in {} ms (earlier owners of the transactional.id "
+        "are fenced, their open transaction aborted)",
+        std::chrono::duration_cast<std::chrono::milliseconds>(clock.SteadyNow() - started).count());
+  }
   return publisher;
 }
 
-Publisher::Publisher(const config::OutboxConfig& config, const Clock& clock,
+Publisher::Publisher(const config::Config& config, const Clock& clock,
                      metrics::RelayMetrics& metrics)
-    : config_(config), clock_(clock), metrics_(metrics) {}
+    : config_(config.outbox),
+      relay_config_(config.relay),
+      clock_(clock),
+      metrics_(metrics),
+      transactional_(config.relay.delivery == config::Delivery::kExactlyOnce) {}
 
 StreamId Publisher::Attach(AckTracker& tracker) {
   const StreamId id = next_stream_++;
@@ -31,6 +54,14 @@ StreamId Publisher::Attach(AckTracker& tracker) {
 
 void Publisher::Detach(StreamId stream) {
   streams_.erase(stream);
+  // Its records in the open transaction must never be committed: its successor replays them.
+  // Aborting asks the coordinator, so a producer that another instance fenced learns it here
+  // (and stops) instead of taking the transactional.id back with a new producer.
+  if (transaction_.open) {
+    transaction_.open = false;
+    first_live_seq_ = next_record_seq_;  // Reports on the aborted records are ignored.
+    if (auto s = producer_->AbortTransaction(kTransactionCallTimeoutMs); !s.ok()) Fail(s);
+  }
   std::erase_if(dead_letters_,
                 [stream](const DeadLetter& dl) { return dl.origin.stream == stream; });
 }
@@ -116,11 +147,14 @@ Publisher::TopicCounters* Publisher::CountersFor(const std::string& topic) {
 
 absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin& origin,
                                 bool control) {
+  if (auto s = EnsureTransaction(); !s.ok()) return s;
   const uint64_t seq = next_record_seq_++;
   absl::Status s = producer_->Produce(record, seq);
   if (!s.ok()) return s;
   const uint64_t bytes =
       (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
+  ++transaction_.records;
+  transaction_.bytes += bytes;
   const auto now = clock_.SteadyNow();
   metrics_.stages.produced.Observe(std::chrono::duration<double>(now - origin.received).count());
   in_flight_.emplace(seq, InFlight{.origin = origin,
@@ -144,6 +178,7 @@ void Publisher::Poll(bool event_fd_readable) {
 
 void Publisher::OnDelivered(uint64_t tag) {
   auto node = in_flight_.extract(tag);
+  if (tag < first_live_seq_) return;  // Of an aborted transaction.
   if (!node) {
     // Cannot happen unless librdkafka reports a record twice; replaying is the safe answer.
     return Fail(absl::UnavailableError(Concat("delivery report for unknown record ", tag)));
@@ -164,6 +199,7 @@ void Publisher::OnDelivered(uint64_t tag) {
 
 void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
   auto node = in_flight_.extract(tag);
+  if (tag < first_live_seq_ && failure.verdict != kafka::ErrorVerdict::kFenced) return;
   if (!node)
     return Fail(absl::UnavailableError(Concat("delivery report for unknown record ", tag)));
   const RecordOrigin origin = node.mapped().origin;
@@ -201,9 +237,7 @@ void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
           Concat("Kafka refused a record for ", failure.topic, " (", failure.reason,
                  "); nothing was lost, the slot stays before it; ", failure.operator_fix)));
     case kafka::ErrorVerdict::kFenced:
-      return Fail(absl::FailedPreconditionError(
-          Concat("Kafka fenced the producer (", failure.reason,
-                 "): another outboxd instance with its transactional.id owns the slot; stopping")));
+      return Fail(absl::AlreadyExistsError(FencedMessage(failure.reason)));
     case kafka::ErrorVerdict::kAbortTransaction:
       return Fail(
           absl::UnavailableError(Concat("the Kafka transaction must be aborted (", failure.reason,
@@ -223,6 +257,7 @@ void Publisher::Fail(absl::Status status) {
 absl::Status Publisher::status() const {
   if (!failure_.ok()) return failure_;
   if (const auto& fatal = producer_->fatal_error()) {
+    if (producer_->fenced()) return absl::AlreadyExistsError(FencedMessage(*fatal));
     return absl::UnavailableError(Concat("Kafka producer failed: ", *fatal));
   }
   // Wrong credentials or TLS settings do not heal by retrying: exit so the operator sees it.

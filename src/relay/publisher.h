@@ -39,8 +39,10 @@ inline constexpr std::string_view kBrokerRejected = "broker_rejected";    // Lat
 class Publisher final : private kafka::DeliveryHandler {
  public:
   // Everything passed by reference must outlive the publisher.
+  // A transactional one (config.relay.delivery) runs InitTransactions first, which fences the
+  // previous owner of the transactional.id and aborts what it left open.
   static absl::StatusOr<std::unique_ptr<Publisher>> Create(const ProducerFactory& factory,
-                                                           const config::OutboxConfig& config,
+                                                           const config::Config& config,
                                                            const Clock& clock,
                                                            metrics::RelayMetrics& metrics);
 
@@ -80,6 +82,24 @@ class Publisher final : private kafka::DeliveryHandler {
   // Waits up to `timeout_ms` for deliveries; true when none remain.
   bool Flush(int timeout_ms) { return producer_->Flush(timeout_ms); }
 
+  // delivery = "exactly_once": every record goes into the open Kafka transaction, begun by the
+  // first record after a commit. The stream commits it at a Postgres commit once it is due.
+  bool transactional() const { return transactional_; }
+  bool transaction_open() const { return transaction_.open; }
+  // The open transaction reached transaction_max_events or _bytes, or is open since `due_at()`.
+  bool TransactionDue() const;
+  std::chrono::steady_clock::time_point transaction_due_at() const;
+  // A record of outboxd's own state: the position record.
+  struct ControlRecord {
+    const std::string& topic;
+    std::string_view key;
+    std::string_view value;
+  };
+  // Adds `position` to the open transaction and commits it, waiting for every record of it to
+  // be acknowledged first. Errors as kafka::Producer::CommitTransaction; any error leaves the
+  // publisher failed (status()).
+  absl::Status CommitTransaction(const std::optional<ControlRecord>& position);
+
   // OK while the streams may go on. Unavailable: rebuild the producer and replay every stream
   // from its confirmed LSN (fatal producer error, failed delivery). PermissionDenied:
   // credentials or ACLs. FailedPrecondition: the dead-letter topic refuses records.
@@ -88,7 +108,7 @@ class Publisher final : private kafka::DeliveryHandler {
   uint64_t in_flight() const { return in_flight_.size(); }
 
  private:
-  Publisher(const config::OutboxConfig& config, const Clock& clock, metrics::RelayMetrics& metrics);
+  Publisher(const config::Config& config, const Clock& clock, metrics::RelayMetrics& metrics);
   // The exported counters of one topic, looked up once per topic.
   struct TopicCounters {
     metrics::Counter* events;
@@ -107,11 +127,18 @@ class Publisher final : private kafka::DeliveryHandler {
   void OnDelivered(uint64_t tag) override;
   void OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) override;
   void Fail(absl::Status status);
+  // How long a transactional call may block the loop; the broker's own transaction timeout
+  // (transaction.timeout.ms, 60 s by default) is longer. Past it the producer is rebuilt:
+  // without KIP-890 a commit retried after a timeout is ambiguous.
+  static constexpr int kTransactionCallTimeoutMs = 30'000;
+  // Begins a Kafka transaction unless one is open (transactional publishers only).
+  absl::Status EnsureTransaction();
 
   // The tracker of an attached stream; nullptr once it detached.
   AckTracker* TrackerOf(StreamId stream) const;
 
   const config::OutboxConfig& config_;
+  const config::RelayConfig& relay_config_;
   const Clock& clock_;
   metrics::RelayMetrics& metrics_;
   std::unique_ptr<kafka::Producer> producer_;
@@ -124,7 +151,15 @@ class Publisher final : private kafka::DeliveryHandler {
   absl::flat_hash_map<StreamId, AckTracker*> streams_;              // Attached streams.
   StreamId next_stream_ = 1;
   uint64_t next_record_seq_ = 0;
-  absl::Status failure_;  // First delivery failure that ends the session.
+  uint64_t first_live_seq_ = 0;  // Records before it belong to an aborted transaction.
+  absl::Status failure_;         // First delivery failure that ends the session.
+  const bool transactional_;
+  struct OpenTransaction {
+    bool open = false;
+    uint64_t records = 0;
+    uint64_t bytes = 0;
+    std::chrono::steady_clock::time_point begun;
+  } transaction_;
   bool brokers_were_down_ = false;
   uint64_t retries_seen_ = 0;  // producer_->retries() already added to the metric.
 };

@@ -103,10 +103,12 @@ absl::Status RunLoop(RelayContext& ctx, Publisher& publisher, std::span<StreamSu
   fds.reserve(2 + streams.size());
   while (true) {
     TimePoint wake_at = options.deadline.value_or(TimePoint::max());
+    if (ctx.notifier != nullptr) wake_at = std::min(wake_at, ctx.notifier->WatchdogDue());
     if (auto s = PrepareStreams(streams, wake_at); !s.ok()) return s;
     bool stopped = false;
     if (auto s = Round(ctx, publisher, streams, wake_at, fds, stopped); !s.ok()) return s;
     producer_health.Report(ctx, publisher);
+    if (ctx.notifier != nullptr) ctx.notifier->LoopTurned(ctx.clock.SteadyNow());
     if (stopped || (options.done && options.done())) return absl::OkStatus();
     if (options.deadline && ctx.clock.SteadyNow() >= *options.deadline) return absl::OkStatus();
   }

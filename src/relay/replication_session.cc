@@ -52,27 +52,27 @@ absl::StatusOr<std::optional<WalMessage>> ReplicationSession::Next() {
   }
 }
 
-Lsn ReplicationSession::ConfirmableLsn() const {
+Lsn ReplicationSession::confirmable_lsn() const {
   Lsn lsn = std::max(confirmed_lsn_, confirm_source_.safe_lsn());
   if (confirm_source_.Idle()) lsn = std::max(lsn, keepalive_lsn_);
   return lsn;
 }
 
 std::chrono::steady_clock::time_point ReplicationSession::next_status_due() const {
-  if (ConfirmableLsn() > confirmed_lsn_) return std::min(next_status_, last_status_ + kConfirmGap);
+  if (confirmable_lsn() > confirmed_lsn_) return std::min(next_status_, last_status_ + kConfirmGap);
   return next_status_;
 }
 
 absl::Status ReplicationSession::SendStatusIfDue() {
   const auto now = clock_.SteadyNow();
-  if (!confirmable_since_ && ConfirmableLsn() > confirmed_lsn_) confirmable_since_ = now;
+  if (!confirmable_since_ && confirmable_lsn() > confirmed_lsn_) confirmable_since_ = now;
   if (now < next_status_due()) return absl::OkStatus();
   return SendStatus();
 }
 
 absl::Status ReplicationSession::SendStatus() {
   const Lsn previous = confirmed_lsn_;
-  confirmed_lsn_ = ConfirmableLsn();
+  confirmed_lsn_ = confirmable_lsn();
   last_status_ = clock_.SteadyNow();
   if (confirmable_since_ && confirmed_lsn_ > previous) {
     metrics_.stages.confirmed.Observe(

@@ -62,10 +62,11 @@ class ReplicationSession {
     return last_status_ + kConfirmGap;
   }
   Lsn confirmed_lsn() const { return confirmed_lsn_; }
+  // The newest position Kafka has covered, confirmed or not yet (at most kConfirmGap ahead).
+  Lsn confirmable_lsn() const;
   Lsn received_lsn() const { return received_lsn_; }
 
  private:
-  Lsn ConfirmableLsn() const;
   void UpdateLagMetrics();
 
   std::unique_ptr<pg::ReplicationChannel> channel_;

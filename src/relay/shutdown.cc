@@ -71,6 +71,11 @@ absl::Status Shutdown(RelayContext& ctx, Publisher& publisher,
       ctx.clock.SteadyNow() + std::chrono::milliseconds(ctx.config.relay.shutdown_timeout_ms);
   for (StreamSupervisor& supervisor : streams) supervisor.NoMoreRestarts();
   FinishOpenTransactions(ctx, publisher, streams, deadline);
+  // exactly_once: what was read to a Commit goes out in one last Kafka transaction.
+  for (StreamSupervisor& supervisor : streams) {
+    if (supervisor.stream() == nullptr) continue;
+    if (auto s = supervisor.stream()->CommitTransaction(); !s.ok()) return s;
+  }
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - ctx.clock.SteadyNow());
   log::Info("stopping: waiting up to {} ms for {} outstanding Kafka deliveries",
             std::max<int64_t>(0, left.count()), OutstandingRecords(streams));

@@ -34,6 +34,7 @@ SlotStream::SlotStream(RelayContext& context, Publisher& publisher, const outbox
     : ctx_(context),
       publisher_(publisher),
       slot_(std::move(slot)),
+      committed_(tracker_, publisher),
       id_(publisher.Attach(tracker_)),
       changes_(context.config, encoder, publisher, id_, tracker_, context.clock, context.metrics) {}
 
@@ -48,8 +49,13 @@ absl::Status SlotStream::Connect() {
   }
   auto channel = ctx_.connectors.replication();
   if (!channel.ok()) return channel.status();
+  // The connect checked the server against the position record: a replay from the slot's
+  // confirmed LSN skips what the record says Kafka has.
+  if (ctx_.positions != nullptr) changes_.SkipPublishedUpTo(ctx_.positions->published_up_to());
+  const ConfirmSource& confirm_source =
+      publisher_.transactional() ? static_cast<const ConfirmSource&>(committed_) : tracker_;
   session_ = std::make_unique<ReplicationSession>(
-      std::move(*channel), tracker_, ctx_.clock,
+      std::move(*channel), confirm_source, ctx_.clock,
       std::chrono::milliseconds(ctx_.config.postgres.status_interval_ms), ctx_.metrics);
   next_progress_ = ctx_.clock.SteadyNow() + kProgressInterval;
   return absl::OkStatus();
@@ -60,24 +66,62 @@ absl::Status SlotStream::Prepare() {
   const auto now = ctx_.clock.SteadyNow();
   if (now >= next_progress_) LogProgress(now);
   WritePositionIfDue(now);
+  return CommitIfDue();
+}
+
+absl::Status SlotStream::CommitIfDue() {
+  if (!publisher_.TransactionDue() || changes_.InTransaction() ||
+      publisher_.dead_letters_waiting(id_)) {
+    return absl::OkStatus();
+  }
+  return CommitTransaction();
+}
+
+absl::Status SlotStream::CommitTransaction() {
+  if (!publisher_.transaction_open() || changes_.InTransaction()) return absl::OkStatus();
+  const Lsn lsn = tracker_.last_commit_lsn();
+  std::optional<position::PositionRecord> record;
+  if (ctx_.positions != nullptr) {
+    record = ctx_.positions->Next(lsn);
+    // Without its position record a transaction could be published again after a crash.
+    if (!record) {
+      return Blame(FailureSide::kKafka,
+                   absl::UnavailableError(Concat("no position record can be written to ",
+                                                 ctx_.positions->topic(),
+                                                 " (see the warning above); retrying")));
+    }
+  }
+  std::optional<Publisher::ControlRecord> control;
+  const std::string value = record ? position::EncodeRecord(*record) : std::string();
+  if (record) {
+    control.emplace(Publisher::ControlRecord{
+        .topic = ctx_.positions->topic(), .key = record->slot, .value = value});
+  }
+  if (auto s = publisher_.CommitTransaction(control); !s.ok()) {
+    return Blame(FailureSide::kKafka, s);
+  }
+  committed_.Committed(lsn);
+  if (record) ctx_.positions->Written(*record);
   return absl::OkStatus();
 }
 
 void SlotStream::WritePositionIfDue(std::chrono::steady_clock::time_point now) {
-  if (ctx_.positions == nullptr || now < next_position_) return;
+  // exactly_once: each transaction carries its own (CommitTransaction).
+  if (ctx_.positions == nullptr || publisher_.transactional() || now < next_position_) return;
   WritePosition();
   next_position_ = now + (position_written_ ? ctx_.positions->interval() : kFirstPositionRetry);
 }
 
 void SlotStream::WritePosition() {
   if (ctx_.positions == nullptr) return;
-  const auto record = ctx_.positions->Next(session_->confirmed_lsn());
+  const auto record = ctx_.positions->Next(session_->confirmable_lsn());
   if (!record) return;
   const std::string value = position::EncodeRecord(*record);
   // A full queue skips this write; the next one carries the newer position anyway.
   if (!publisher_.PublishControl(ctx_.positions->topic(), record->slot, value).ok()) return;
   ctx_.positions->Written(*record);
   position_written_ = true;
+  position_lsn_ = record->lsn;
 }
 
 bool SlotStream::Reading() const {
@@ -106,7 +150,16 @@ std::chrono::steady_clock::time_point SlotStream::Deadline() const {
   // buffer while the socket is quiet: waiting in poll() then stalls a drain for nothing.
   if (Reading() && session_->MayHaveBufferedInput()) return now;
   auto deadline = std::min(session_->next_status_due(), next_progress_);
-  if (ctx_.positions != nullptr) deadline = std::min(deadline, next_position_);
+  // A due Kafka transaction is committed at the next Postgres commit, which reading brings:
+  // waking for it inside a Postgres transaction would only spin while Kafka holds reading up.
+  if (publisher_.transaction_open() && !changes_.InTransaction()) {
+    deadline = std::min(deadline, publisher_.transaction_due_at());
+  }
+  // Wake for the position record only when it has something new to say.
+  if (ctx_.positions != nullptr && !publisher_.transactional() &&
+      (!position_written_ || session_->confirmable_lsn() > position_lsn_)) {
+    deadline = std::min(deadline, next_position_);
+  }
   if (HeldUpByKafka()) deadline = std::min(deadline, now + kBlockedRetry);
   if (!WantsAcks() && tracker_.outstanding_records() > 0) {
     deadline = std::min(deadline, session_->next_confirm_allowed());
@@ -140,6 +193,7 @@ absl::Status SlotStream::ReadReplication() {
       return absl::OkStatus();
     }
     if (!s.ok()) return s;
+    if (auto c = CommitIfDue(); !c.ok()) return c;
   }
   return absl::OkStatus();
 }
@@ -155,7 +209,7 @@ absl::Status SlotStream::SendFinalStatus() {
     pollfd fd{.fd = session_->socket(), .events = POLLOUT, .revents = 0};
     ctx_.connectors.poll(&fd, 1, 10);
   }
-  WritePosition();
+  if (!publisher_.transactional()) WritePosition();
   log::Info("stopped slot {}; confirmed {} ({} records still unacknowledged will be replayed)",
             slot_, session_->confirmed_lsn().ToString(), tracker_.outstanding_records());
   return absl::OkStatus();

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "relay/ack_tracker.h"
 #include "relay/change_handler.h"
+#include "relay/committed_position.h"
 #include "relay/context.h"
 #include "relay/publisher.h"
 #include "relay/replication_session.h"
@@ -59,6 +60,10 @@ class SlotStream {
   bool HasOutstanding() const;
   uint64_t outstanding_records() const { return tracker_.outstanding_records(); }
   absl::Status SendStatusIfDue() { return session_->SendStatusIfDue(); }
+  // exactly_once: commits the open Kafka transaction with the position record of the newest
+  // Commit it holds; the slot may confirm that from now on. No-op when none is open or a
+  // Postgres transaction is half read (it stays open, and a restart aborts it).
+  absl::Status CommitTransaction();
   // Confirms what Kafka acknowledged and pushes it out before the connection closes, then
   // hands the position record for it to the publisher (flush it before the publisher goes).
   absl::Status SendFinalStatus();
@@ -79,11 +84,14 @@ class SlotStream {
   // most once per interval.
   void WritePositionIfDue(std::chrono::steady_clock::time_point now);
   void WritePosition();
+  // exactly_once: CommitTransaction once the open one is due at a Postgres commit.
+  absl::Status CommitIfDue();
 
   RelayContext& ctx_;
   Publisher& publisher_;
   const std::string slot_;
   AckTracker tracker_;
+  CommittedPosition committed_;  // What the slot may confirm in exactly_once mode.
   const StreamId id_;
   ChangeHandler changes_;
   std::unique_ptr<ReplicationSession> session_;
@@ -93,6 +101,7 @@ class SlotStream {
   uint64_t progress_published_ = 0;  // Events published at the last progress line.
   std::chrono::steady_clock::time_point next_position_;
   bool position_written_ = false;
+  Lsn position_lsn_;  // Of the last position record written.
 };
 
 }  // namespace outboxd::relay

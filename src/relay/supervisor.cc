@@ -44,8 +44,11 @@ absl::Status RunRelay(RelayContext& ctx) {
   Backoff backoff;
   while (true) {
     const auto started = ctx.clock.SteadyNow();
-    auto publisher =
-        Publisher::Create(ctx.connectors.producer, ctx.config.outbox, ctx.clock, ctx.metrics);
+    auto publisher = Publisher::Create(ctx.connectors.producer, ctx.config, ctx.clock, ctx.metrics);
+    // The transaction that InitTransactions just settled may have committed after all.
+    if (publisher.ok() && (*publisher)->transactional() && ctx.positions != nullptr) {
+      ctx.positions->Reload();
+    }
     absl::Status status = publisher.ok() ? RunWithProducer(ctx, **publisher, *encoder)
                                          : Blame(FailureSide::kKafka, publisher.status());
     if (ctx.stop.requested()) {

@@ -1,6 +1,9 @@
 // Two outboxd on one slot: the second waits (hot standby: the slot is in use, it retries with a
 // WARN line) and takes over when the first is killed with -9. Nothing committed is lost;
-// duplicates from the replay are allowed (at-least-once).
+// duplicates from the replay are allowed (at-least-once). With delivery = "exactly_once" a
+// paused first instance is fenced by the second and exits 8, and nothing repeats.
+
+#include <signal.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -69,6 +72,56 @@ TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
   EXPECT_EQ(report.order_violations, 0u) << report.Summary();
   EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
   std::cout << "[standby] " << report.Summary() << "\n";
+  EXPECT_TRUE(standby->Running()) << Tail(*standby);
+}
+
+TEST_F(StandbyTest, ExactlyOnceAPausedPrimaryIsFencedByTheStandbyAndExits8) {
+  config().delivery = "exactly_once";
+  const std::string config_text = ConfigText();
+  IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * primary, LaunchStreaming(config_text));
+  it::LoadSpec spec = NewLoadSpec(/*writers=*/2);
+  spec.aggregates = 10;
+  spec.max_rows_per_tx = 5;
+  spec.rollback_one_in = 0;
+  spec.rows_per_writer = -1;
+  spec.pause_between_tx = absl::Milliseconds(5);
+  const std::vector<std::string> topics = LoadTopics();
+  std::vector<it::WriterResult> results;
+  it::OutboxdProcess* standby = nullptr;
+  {
+    it::WriterPool writers = it::StartLoadWriters(env().pg_conninfo, spec, results);
+    absl::SleepFor(absl::Seconds(1));
+    // Paused (a GC pause, a frozen VM): the standby starts and takes the transactional.id.
+    ASSERT_EQ(::kill(primary->pid(), SIGSTOP), 0);
+    IT_ASSERT_OK_AND_ASSIGN(standby, Launch(config_text));
+    ASSERT_TRUE(it::WaitUntil(
+        [&] {
+          return it::CountLinesContaining(standby->log_path(), "Kafka transactions initialized") >
+                 0;
+        },
+        absl::Seconds(60)))
+        << Tail(*standby);
+    ASSERT_EQ(::kill(primary->pid(), SIGCONT), 0);
+    // Resumed, it writes on into its open transaction and learns at the broker that it lost.
+    IT_ASSERT_OK_AND_ASSIGN(it::ExitStatus exit, primary->WaitForExit(absl::Seconds(60)));
+    EXPECT_EQ(exit.code.value_or(-1), 8) << exit.ToString() << "\n" << Tail(*primary);
+    EXPECT_GT(it::CountLinesContaining(primary->log_path(), "fenced"), 0) << Tail(*primary);
+    absl::SleepFor(absl::Seconds(1));
+    writers.RequestStop();
+    IT_ASSERT_OK(writers.Join());
+  }
+  IT_ASSERT_OK(it::WaitForSlotStreaming(pg(), slot(), publication(), absl::Seconds(60)));
+  const std::vector<it::ExpectedEvent> expected = it::CommittedEvents(results);
+  IT_ASSERT_OK_AND_ASSIGN(int64_t end, it::CurrentWalPosition(pg()));
+  IT_EXPECT_OK(WaitForConfirmed(end, absl::Seconds(60)));
+  IT_ASSERT_OK_AND_ASSIGN(std::vector<it::KafkaRecord> records,
+                          it::ConsumeFromBeginning(env().kafka_bootstrap,
+                                                   {topics, expected.size(), absl::Seconds(90)}));
+  const it::DeliveryReport report = it::CheckDelivery(expected, records, {});
+  EXPECT_EQ(report.missing, 0u) << report.Summary();
+  EXPECT_EQ(report.duplicates, 0u) << report.Summary();
+  EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+  std::cout << "[standby] exactly_once, paused primary fenced: " << report.Summary() << "\n";
   EXPECT_TRUE(standby->Running()) << Tail(*standby);
 }
 

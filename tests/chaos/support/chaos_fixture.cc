@@ -93,6 +93,9 @@ void ChaosTest::SetUp() {
   config_.status_interval_ms = 200;
   config_.kafka_bootstrap = env_.kafka_bootstrap;
   config_.topic_pattern = topic_prefix_ + ".${aggregatetype}";
+  // OUTBOXD_CHAOS_DELIVERY=exactly_once (label exactly_once): the same faults, and no duplicate
+  // may reach the read_committed consumer.
+  if (const char* delivery = std::getenv("OUTBOXD_CHAOS_DELIVERY")) config_.delivery = delivery;
 }
 
 void ChaosTest::TearDown() {
@@ -303,16 +306,20 @@ void ChaosTest::VerifyAndRecord(const std::string& scenario, int64_t faults, Cha
   row.seconds = absl::ToDoubleSeconds(absl::Now() - started);
   row.peak_rss_mb = peak_mb;
   row.note = fmt::format(
-      "{}{}tx={} rolled_back={} lost_pg_connections={} unanswered_commits(committed/not)={}/{}; "
+      "{}{}delivery={} tx={} rolled_back={} lost_pg_connections={} "
+      "unanswered_commits(committed/not)={}/{}; "
       "outboxd launches={} unexpected_exits={}; peak RSS in outboxd-{}.log's process; "
       "drain after faults {}",
-      note, note.empty() ? "" : "; ", stats.transactions, stats.rollbacks, stats.lost_connections,
-      stats.commits_resolved, stats.aborts_resolved, launches(), unexpected_exits_, peak_launch(),
-      Seconds(drain));
+      note, note.empty() ? "" : "; ", config_.delivery.empty() ? "at_least_once" : config_.delivery,
+      stats.transactions, stats.rollbacks, stats.lost_connections, stats.commits_resolved,
+      stats.aborts_resolved, launches(), unexpected_exits_, peak_launch(), Seconds(drain));
   AppendSummaryRow(row);
   std::cout << RenderSummary({row}) << "[" << scenario << "] " << report.Summary() << "\n";
 
   EXPECT_EQ(report.missing, 0u) << report.Summary();
+  if (config_.delivery == "exactly_once") {
+    EXPECT_EQ(report.duplicates, 0u) << report.Summary();
+  }
   EXPECT_EQ(report.order_violations, 0u) << report.Summary();
   EXPECT_EQ(report.rolled_back_seen, 0u) << report.Summary();
   EXPECT_EQ(report.unexpected, 0u) << report.Summary();

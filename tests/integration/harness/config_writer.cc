@@ -54,6 +54,10 @@ std::string RenderConfig(const OutboxdConfig& config) {
   for (const auto& [key, value] : config.kafka_properties) {
     absl::StrAppend(&out, TomlString(key), " = ", TomlString(value), "\n");
   }
+  if (!config.delivery.empty()) {
+    absl::StrAppend(&out, "\n[relay]\ndelivery = ", TomlString(config.delivery), "\n");
+  }
+  // [outbox] stays last but for [http]: fixtures append [outbox] keys to the rendered text.
   absl::StrAppend(&out, "\n[outbox]\n", "topic = ", TomlString(config.topic_pattern), "\n");
   if (!config.format.empty()) absl::StrAppend(&out, "format = ", TomlString(config.format), "\n");
   if (!config.dead_letter_topic.empty()) {

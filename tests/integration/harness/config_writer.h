@@ -22,9 +22,11 @@ struct OutboxdConfig {
   std::string dead_letter_topic;                        // [outbox]; empty = outboxd's default
   std::string format;                                   // [outbox]; empty = "raw" (the default)
   std::string http_listen;                              // [http] listen; empty = no section
+  std::string delivery;  // [relay] delivery; empty = the default (at_least_once)
 };
 
-// The file's text: [postgres], [kafka] and [outbox] tables, [http] when http_listen is set.
+// The file's text: [postgres], [kafka] and [outbox] tables, [http] when http_listen is set,
+// [relay] when delivery is.
 std::string RenderConfig(const OutboxdConfig& config);
 
 // Writes RenderConfig(config) to `path` (replacing it).

@@ -39,7 +39,10 @@ absl::StatusOr<TestEnv> LoadTestEnv() {
         "): run the integration tests through scripts/test, which starts Postgres and Kafka "
         "and exports these before running ctest"));
   }
-  env.outboxd_binary = OUTBOXD_BINARY;
+  // OUTBOXD_TEST_OUTBOXD runs the tests against another build (e.g. to see a new test fail
+  // on the code before a fix).
+  const char* binary = std::getenv("OUTBOXD_TEST_OUTBOXD");
+  env.outboxd_binary = (binary != nullptr && *binary != '\0') ? binary : OUTBOXD_BINARY;
   const char* log_dir = std::getenv("OUTBOXD_TEST_LOG_DIR");
   env.log_dir = (log_dir != nullptr && *log_dir != '\0')
                     ? std::string(log_dir)

@@ -13,7 +13,7 @@ struct TestEnv {
   std::string kafka_bootstrap;    // OUTBOXD_TEST_KAFKA_BOOTSTRAP
   std::string services_dir;       // OUTBOXD_TEST_SERVICES_DIR
   std::string scripts_dir;        // OUTBOXD_TEST_SCRIPTS: absolute path of scripts/
-  std::string outboxd_binary;     // from CMake: $<TARGET_FILE:outboxd>
+  std::string outboxd_binary;     // OUTBOXD_TEST_OUTBOXD, else CMake's $<TARGET_FILE:outboxd>
   std::string log_dir;            // OUTBOXD_TEST_LOG_DIR, else ./integration-logs
 };
 

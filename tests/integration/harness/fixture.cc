@@ -121,6 +121,15 @@ absl::StatusOr<OutboxdProcess*> OutboxdTest::LaunchOutboxd() {
   return processes_.back().get();
 }
 
+absl::StatusOr<OutboxdProcess*> OutboxdTest::LaunchOutboxdWith(
+    const std::vector<std::string>& args) {
+  const std::string log_path = absl::StrCat(log_dir_, "/outboxd-", processes_.size() + 1, ".log");
+  IT_ASSIGN_OR_RETURN(std::unique_ptr<OutboxdProcess> process,
+                      OutboxdProcess::StartWithArgs(env_.outboxd_binary, args, log_path));
+  processes_.push_back(std::move(process));
+  return processes_.back().get();
+}
+
 absl::StatusOr<OutboxdProcess*> OutboxdTest::StartOutboxd(absl::Duration ready_timeout) {
   IT_ASSIGN_OR_RETURN(OutboxdProcess * process, LaunchOutboxd());
   const absl::Status ready = WaitForSlotStreaming(*pg_, slot_, publication_, ready_timeout);

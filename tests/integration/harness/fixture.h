@@ -60,6 +60,10 @@ class OutboxdTest : public ::testing::Test {
   absl::StatusOr<OutboxdProcess*> StartOutboxd(absl::Duration ready_timeout = absl::Seconds(30));
   // Starts outboxd without waiting for anything.
   absl::StatusOr<OutboxdProcess*> LaunchOutboxd();
+  // Starts `outboxd <args...>` (config() is not written) without waiting for anything.
+  absl::StatusOr<OutboxdProcess*> LaunchOutboxdWith(const std::vector<std::string>& args);
+  // The directory of this test's logs and generated files.
+  const std::string& log_dir() const { return log_dir_; }
 
   // The last `lines` lines of `process`'s log, for failure messages.
   static std::string Tail(const OutboxdProcess& process, int lines = 40);

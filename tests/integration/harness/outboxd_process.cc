@@ -24,12 +24,19 @@ std::string ExitStatus::ToString() const {
 
 absl::StatusOr<std::unique_ptr<OutboxdProcess>> OutboxdProcess::Start(
     const std::string& binary, const std::string& config_path, const std::string& log_path) {
+  return StartWithArgs(binary, {"run", "--config", config_path}, log_path);
+}
+
+absl::StatusOr<std::unique_ptr<OutboxdProcess>> OutboxdProcess::StartWithArgs(
+    const std::string& binary, const std::vector<std::string>& arguments,
+    const std::string& log_path) {
   const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) {
     return absl::InternalError(absl::StrCat("open ", log_path, ": ", strerror(errno)));
   }
   // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
-  std::vector<std::string> args = {binary, "run", "--config", config_path};
+  std::vector<std::string> args = {binary};
+  args.insert(args.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -1,12 +1,13 @@
 #pragma once
-// RAII launcher for the daemon under test: `outboxd run --config FILE`, stdout and stderr
-// appended to a log file.
+// RAII launcher for the daemon under test: `outboxd run --config FILE` (or other arguments),
+// stdout and stderr appended to a log file.
 
 #include <sys/types.h>
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -30,6 +31,10 @@ class OutboxdProcess {
   static absl::StatusOr<std::unique_ptr<OutboxdProcess>> Start(const std::string& binary,
                                                                const std::string& config_path,
                                                                const std::string& log_path);
+  // Forks and execs `binary` with `args` (after argv[0]), e.g. {"run", "--debezium-config", F};
+  // otherwise as Start.
+  static absl::StatusOr<std::unique_ptr<OutboxdProcess>> StartWithArgs(
+      const std::string& binary, const std::vector<std::string>& args, const std::string& log_path);
   ~OutboxdProcess();
   OutboxdProcess(const OutboxdProcess&) = delete;
   OutboxdProcess& operator=(const OutboxdProcess&) = delete;

@@ -236,5 +236,25 @@ TEST(ConfigErrorTest, CharactersTomlPlusPlusMishandlesAreRefusedWithTheirLine) {
               HasSubstr("tables is missing"));
 }
 
+TEST(RelayDeliveryTest, ExactlyOnceAndItsTransactionBoundsParse) {
+  absl::StatusOr<Config> config = ::outboxd::config::testing::Parse(
+      WithMinimal("[relay]\ndelivery = \"exactly_once\"\ntransactional_id = \"orders\"\n"
+                  "transaction_max_events = 500\ntransaction_max_ms = 20\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->relay.delivery, Delivery::kExactlyOnce);
+  EXPECT_EQ(config->relay.transactional_id, "orders");
+  EXPECT_EQ(config->relay.transaction_max_events, 500);
+  EXPECT_EQ(config->relay.transaction_max_ms, 20);
+}
+
+TEST(RelayDeliveryTest, DefaultsToAtLeastOnceAndNamesTheChoices) {
+  absl::StatusOr<Config> config =
+      ::outboxd::config::testing::Parse(::outboxd::config::testing::kMinimal);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->relay.delivery, Delivery::kAtLeastOnce);
+  EXPECT_THAT(ErrorOf(WithMinimal("[relay]\ndelivery = \"twice\"\n")),
+              HasSubstr(R"(write one of "at_least_once", "exactly_once")"));
+}
+
 }  // namespace
 }  // namespace outboxd::config

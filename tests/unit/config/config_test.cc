@@ -75,6 +75,7 @@ TEST(ParseConfigTest, MinimalFileGetsDebeziumDefaults) {
   EXPECT_EQ(config->postgres.slot, "outboxd");
   EXPECT_EQ(config->postgres.publication, "outboxd");
   EXPECT_TRUE(config->postgres.create_slot);
+  EXPECT_TRUE(config->postgres.create_publication);
   EXPECT_EQ(config->postgres.status_interval_ms, 1000);
   EXPECT_EQ(config->postgres.slot_check_interval_ms, 5000);
   EXPECT_EQ(config->postgres.min_safe_wal_size_mb, PostgresConfig::kAutomaticMinSafeWal);
@@ -98,6 +99,7 @@ slot = "orders_slot_2"
 publication = "Orders Pub"
 tables = ["outbox", "billing.outbox_events"]
 create_slot = false
+create_publication = false
 status_interval_ms = 250
 slot_check_interval_ms = 100
 min_safe_wal_size_mb = 0
@@ -121,6 +123,7 @@ shutdown_timeout_ms = 0
   EXPECT_THAT(config->postgres.tables,
               ElementsAre(TableName{"public", "outbox"}, TableName{"billing", "outbox_events"}));
   EXPECT_FALSE(config->postgres.create_slot);
+  EXPECT_FALSE(config->postgres.create_publication);
   EXPECT_EQ(config->postgres.status_interval_ms, 250);
   EXPECT_EQ(config->postgres.slot_check_interval_ms, 100);
   EXPECT_EQ(config->postgres.min_safe_wal_size_mb, 0);  // 0 turns the threshold off.

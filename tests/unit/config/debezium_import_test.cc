@@ -153,6 +153,54 @@ TEST(DebeziumImportTest, ConvertersAndSchemasEnable) {
   EXPECT_THAT(TomlOf(json), HasSubstr(R"(value_converter = "json_with_schema")"));
 }
 
+TEST(DebeziumImportTest, BinaryConvertersAndTheirDelegates) {
+  auto with_value = [](const std::string& type, const std::string& extra = "") {
+    std::string json = Connector(extra);
+    const size_t at = json.find("\"value.converter\"");
+    json.replace(json.find("org.apache.kafka.connect.storage.StringConverter", at), 48, type);
+    return json;
+  };
+  const std::string byte_array =
+      TomlOf(with_value("org.apache.kafka.connect.converters.ByteArrayConverter"));
+  EXPECT_THAT(byte_array, AllOf(HasSubstr(R"(value_converter = "bytes")"),
+                                Not(HasSubstr("value_converter_delegate"))));
+  EXPECT_THAT(
+      TomlOf(with_value("io.debezium.converters.BinaryDataConverter")),
+      AllOf(HasSubstr(R"(value_converter = "bytes")"), Not(HasSubstr("value_converter_delegate"))));
+  EXPECT_THAT(
+      TomlOf(with_value(
+          "io.debezium.converters.BinaryDataConverter",
+          R"("value.converter.delegate.converter.type": "org.apache.kafka.connect.json.JsonConverter",
+             "value.converter.delegate.converter.type.schemas.enable": "false")")),
+      AllOf(HasSubstr(R"(value_converter = "bytes")"),
+            HasSubstr(R"(value_converter_delegate = "json")")));
+  // The delegate's JsonConverter has schemas on by default, as a JsonConverter of its own.
+  EXPECT_THAT(
+      TomlOf(with_value(
+          "io.debezium.converters.BinaryDataConverter",
+          R"("value.converter.delegate.converter.type": "org.apache.kafka.connect.json.JsonConverter")")),
+      HasSubstr(R"(value_converter_delegate = "json_with_schema")"));
+  // ByteArrayConverter has no delegate: the option is unknown to it (a warning).
+  EXPECT_THAT(
+      WarningsOf(with_value(
+          "org.apache.kafka.connect.converters.ByteArrayConverter",
+          R"("value.converter.delegate.converter.type": "org.apache.kafka.connect.json.JsonConverter")")),
+      HasSubstr("value.converter.delegate.converter.type"));
+  // A key is text: ByteArrayConverter fails on it; BinaryDataConverter hands it to the delegate.
+  std::string key = Connector(
+      R"("key.converter.delegate.converter.type": "org.apache.kafka.connect.storage.StringConverter")");
+  const size_t at = key.find("\"key.converter\"");
+  key.replace(key.find("org.apache.kafka.connect.storage.StringConverter", at), 48,
+              "io.debezium.converters.BinaryDataConverter");
+  EXPECT_THAT(TomlOf(key), HasSubstr(R"(key_converter = "string")"));
+  std::string byte_key = Connector();
+  byte_key.replace(byte_key.find("org.apache.kafka.connect.storage.StringConverter",
+                                 byte_key.find("\"key.converter\"")),
+                   48, "org.apache.kafka.connect.converters.ByteArrayConverter");
+  EXPECT_THAT(ErrorOf(byte_key),
+              AllOf(HasSubstr("key.converter"), HasSubstr("fails on every text key")));
+}
+
 TEST(DebeziumImportTest, JsonConverterSchemasDefaultToEnabled) {
   std::string json = Connector();
   const size_t at = json.find("\"value.converter\"");
@@ -246,7 +294,7 @@ TEST(DebeziumImportTest, EveryIgnoredOptionIsNamedInAWarning) {
                               HasSubstr("transforms.outbox.tracing.operation.name"),
                               HasSubstr("publication.autocreate.mode=disabled")));
   EXPECT_THAT(TomlOf(Connector(R"("publication.autocreate.mode": "disabled")")),
-              HasSubstr("create_slot = false"));
+              AllOf(HasSubstr("create_publication = false"), Not(HasSubstr("create_slot"))));
   EXPECT_THAT(WarningsOf(Connector(R"("snapshot.mode": "no_data")")),
               Not(HasSubstr("snapshot.mode")));
 }

@@ -12,6 +12,7 @@ namespace {
 using ::outboxd::config::testing::ErrorOf;
 using ::outboxd::config::testing::ParseOutbox;
 using ::outboxd::config::testing::WithMinimal;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -71,11 +72,44 @@ TEST(OutboxOptionsTest, WrongChoiceListsTheChoices) {
               HasSubstr("[outbox] null_keys must be a string, got integer"));
 }
 
-TEST(OutboxOptionsTest, ExpandJsonPayloadIsRefusedNotIgnored) {
+TEST(OutboxOptionsTest, ExpandJsonPayloadNeedsAJsonValueConverterAndNoEnvelope) {
   EXPECT_FALSE(ParseOutbox("expand_json_payload = false\n").expand_json_payload);
+  EXPECT_TRUE(
+      ParseOutbox("expand_json_payload = true\nvalue_converter = \"json\"\n").expand_json_payload);
+  EXPECT_TRUE(ParseOutbox("expand_json_payload = true\nvalue_converter = \"bytes\"\n"
+                          "value_converter_delegate = \"json_with_schema\"\n")
+                  .expand_json_payload);
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\n")),
-              HasSubstr("[outbox] expand_json_payload is true, which outboxd does not support "
-                        "yet"));
+              AllOf(HasSubstr("[outbox] expand_json_payload is true, but the value converter is "
+                              "not JSON"),
+                    HasSubstr("write value_converter = \"json\"")));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\nvalue_converter = "
+                                  "\"bytes\"\n")),
+              HasSubstr("the value converter is not JSON"));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\nvalue_converter = "
+                                  "\"json\"\nadditional_placement = [\"type:envelope\"]\n")),
+              HasSubstr("with the envelope placement of type"));
+}
+
+TEST(OutboxOptionsTest, BytesValueConverterAndItsDelegate) {
+  const OutboxConfig plain = ParseOutbox("value_converter = \"bytes\"\n");
+  EXPECT_EQ(plain.value_converter, Converter::kBytes);
+  EXPECT_EQ(plain.value_converter_delegate, Converter::kBytes);  // none: ByteArrayConverter
+  EXPECT_EQ(NonBytesValueConverter(plain), Converter::kBytes);
+  const OutboxConfig delegated =
+      ParseOutbox("value_converter = \"bytes\"\nvalue_converter_delegate = \"json\"\n");
+  EXPECT_EQ(delegated.value_converter_delegate, Converter::kJson);
+  EXPECT_EQ(NonBytesValueConverter(delegated), Converter::kJson);
+  EXPECT_EQ(NonBytesValueConverter(ParseOutbox("value_converter = \"json_with_schema\"\n")),
+            Converter::kJsonWithSchema);
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nkey_converter = \"bytes\"\n")),
+              AllOf(HasSubstr("[outbox] key_converter is \"bytes\""),
+                    HasSubstr("write key_converter = \"string\"")));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nvalue_converter_delegate = \"json\"\n")),
+              HasSubstr("value_converter is not \"bytes\""));
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nvalue_converter = \"bytes\"\n"
+                                  "value_converter_delegate = \"bytes\"\n")),
+              HasSubstr(R"(write one of "none", "string", "json", "json_with_schema")"));
 }
 
 TEST(OutboxOptionsTest, ExtendedHeadersNeedTheLogicalName) {

@@ -60,6 +60,10 @@ TEST(RenderPrometheus, ExportsTheWholeCatalogueUnderItsNames) {
       {"outboxd_replication_lag_seconds", "gauge"},
       {"outboxd_confirmed_lsn", "gauge"},
       {"outboxd_transactions_total", "counter"},
+      {"outboxd_replayed_transactions_skipped_total", "counter"},
+      {"outboxd_kafka_transactions_committed_total", "counter"},
+      {"outboxd_kafka_transaction_records_total", "counter"},
+      {"outboxd_kafka_transaction_commit_seconds", "histogram"},
       {"outboxd_rows_ignored_total", "counter"},
       {"outboxd_empty_key_events_total", "counter"},
       {"outboxd_invalid_operations_total", "counter"},
@@ -162,7 +166,7 @@ TEST(RenderPrometheus, FollowsTheExpositionFormatRules) {
       }
     }
   }
-  EXPECT_EQ(declared.size(), 23u);
+  EXPECT_EQ(declared.size(), 27u);
 }
 
 TEST(RenderPrometheus, LabelValueWithNewlineStaysOnOneLine) {

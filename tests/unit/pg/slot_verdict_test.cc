@@ -105,6 +105,31 @@ TEST(SlotVerdictTest, AnInvalidationReasonMeansLostAndIsNamed) {
   EXPECT_THAT(v.detail, HasSubstr("(wal_status = lost, invalidation_reason = rows_removed)"));
 }
 
+TEST(SlotVerdictTest, IdleTimeoutIsNamedWithItsOwnCauseAndFix) {
+  // PG 18 invalidates a slot left unstreamed past idle_replication_slot_timeout: the message
+  // must not blame max_slot_wal_keep_size, which has nothing to do with it.
+  SlotState row = Row("lost", std::nullopt);
+  row.invalidation_reason = "idle_timeout";
+  const SlotVerdict v = JudgeSlot(row, Policy(0), {});
+  EXPECT_EQ(v.risk, SlotRisk::kLost);
+  EXPECT_THAT(v.detail,
+              AllOf(HasSubstr("(wal_status = lost, invalidation_reason = idle_timeout): no "
+                              "walsender streamed it for longer than "
+                              "idle_replication_slot_timeout (PostgreSQL 18)"),
+                    HasSubstr("ALTER SYSTEM SET idle_replication_slot_timeout = 0"),
+                    HasSubstr("outboxd slot drop"), Not(HasSubstr("max_slot_wal_keep_size"))));
+}
+
+TEST(SlotVerdictTest, OtherCausesAreNamedToo) {
+  SlotState row = Row("lost", std::nullopt);
+  row.invalidation_reason = "wal_level_insufficient";
+  EXPECT_THAT(LostSlotMessage("s", row), HasSubstr("wal_level was lowered below logical"));
+  row.invalidation_reason = "rows_removed";
+  EXPECT_THAT(LostSlotMessage("s", row), HasSubstr("hot_standby_feedback"));
+  row.invalidation_reason = "wal_removed";
+  EXPECT_THAT(LostSlotMessage("s", row), HasSubstr("raise max_slot_wal_keep_size"));
+}
+
 TEST(SlotVerdictTest, NotCreatedYetIsSafe) {
   // outboxd creates the slot after the monitor's first look.
   const SlotVerdict v = JudgeSlot(SlotState{}, Policy(10), {});

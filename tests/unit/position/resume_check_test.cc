@@ -92,5 +92,21 @@ TEST(ResumeCheckTest, PromotionWithAnUnsyncedSlotBehindIsRefused) {
   EXPECT_NE(Message(s).find("not a synchronized failover slot"), std::string::npos) << s;
 }
 
+TEST(PublishedUpToTest, TheRecordCoversTheReplayOnTheSameSystemAndTimeline) {
+  ServerView server = Same();
+  server.slot_confirmed = Lsn(0x4000);  // A crash moved the slot back.
+  EXPECT_EQ(PublishedUpTo(kLast, server), kLast.lsn);
+}
+
+TEST(PublishedUpToTest, NothingIsKnownWithoutARecordOrOnAnotherTimelineOrSystem) {
+  EXPECT_FALSE(PublishedUpTo(std::nullopt, Same()).IsValid());
+  ServerView promoted = Same();
+  promoted.timeline = 3;  // Past the promotion point the WAL is not the one the record saw.
+  EXPECT_FALSE(PublishedUpTo(kLast, promoted).IsValid());
+  ServerView other = Same();
+  other.system_id = "other";
+  EXPECT_FALSE(PublishedUpTo(kLast, other).IsValid());
+}
+
 }  // namespace
 }  // namespace outboxd::position

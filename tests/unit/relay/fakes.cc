@@ -111,4 +111,32 @@ bool FakeProducer::Flush(int timeout_ms) {
   return unreported_.empty();
 }
 
+absl::Status FakeProducer::InitTransactions(int /*timeout_ms*/) {
+  if (transactions_ == nullptr) return absl::FailedPreconditionError("fake: not transactional");
+  ++transactions_->inits;
+  return absl::OkStatus();
+}
+
+absl::Status FakeProducer::BeginTransaction() {
+  if (transactions_ == nullptr) return absl::FailedPreconditionError("fake: not transactional");
+  ++transactions_->begins;
+  return absl::OkStatus();
+}
+
+absl::Status FakeProducer::CommitTransaction(int timeout_ms) {
+  if (transactions_ == nullptr) return absl::FailedPreconditionError("fake: not transactional");
+  // Like librdkafka: flush first, serving the delivery reports.
+  if (!Flush(timeout_ms)) return absl::UnavailableError("fake: commit timed out");
+  if (transactions_->fail_commits) return absl::UnavailableError("fake: the commit failed");
+  transactions_->commits.push_back(log_.size());
+  return absl::OkStatus();
+}
+
+absl::Status FakeProducer::AbortTransaction(int /*timeout_ms*/) {
+  if (transactions_ == nullptr) return absl::FailedPreconditionError("fake: not transactional");
+  unreported_.clear();  // Purged; the test's fake reports nothing for them.
+  ++transactions_->aborts;
+  return absl::OkStatus();
+}
+
 }  // namespace outboxd::relay::testing

@@ -101,12 +101,27 @@ struct TopicBehaviour {
   std::optional<kafka::ErrorVerdict> fail_delivery;  // The report fails with this verdict.
 };
 
+// What a transactional FakeProducer was asked to do.
+struct TransactionLog {
+  int inits = 0;
+  int begins = 0;
+  std::vector<size_t> commits;  // The number of records produced before each commit.
+  int aborts = 0;
+  bool fail_commits = false;  // CommitTransaction fails (after delivering everything).
+};
+
 class FakeProducer final : public kafka::Producer {
  public:
+  // With `transactions`, a transactional producer that logs its calls there.
   FakeProducer(kafka::DeliveryHandler& handler, FakeClock& clock,
                std::map<std::string, TopicBehaviour>& topics, std::vector<ProducedRecord>& log,
-               bool& acks_enabled)
-      : handler_(handler), clock_(clock), topics_(topics), log_(log), acks_enabled_(acks_enabled) {}
+               bool& acks_enabled, TransactionLog* transactions = nullptr)
+      : handler_(handler),
+        clock_(clock),
+        topics_(topics),
+        log_(log),
+        acks_enabled_(acks_enabled),
+        transactions_(transactions) {}
   absl::Status Produce(const kafka::Record& record, uint64_t tag) override;
   int event_fd() const override { return ready_.fd(); }
   void Poll(bool event_fd_readable) override;
@@ -115,6 +130,10 @@ class FakeProducer final : public kafka::Producer {
   const std::optional<std::string>& operator_error() const override { return none_; }
   bool brokers_down() const override { return false; }
   uint64_t retries() const override { return 0; }
+  absl::Status InitTransactions(int timeout_ms) override;
+  absl::Status BeginTransaction() override;
+  absl::Status CommitTransaction(int timeout_ms) override;
+  absl::Status AbortTransaction(int timeout_ms) override;
 
  private:
   void Report();
@@ -123,6 +142,7 @@ class FakeProducer final : public kafka::Producer {
   std::map<std::string, TopicBehaviour>& topics_;
   std::vector<ProducedRecord>& log_;
   bool& acks_enabled_;
+  TransactionLog* transactions_;
   std::deque<size_t> unreported_;  // Indexes into log_.
   Signal ready_;
   std::optional<std::string> none_;

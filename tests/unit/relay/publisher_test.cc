@@ -90,7 +90,7 @@ class SharedPublisherTest : public ::testing::Test {
     ASSERT_TRUE(publisher_->Publish(event_, origin).ok());
   }
 
-  config::OutboxConfig config_;
+  config::Config config_;
   FakeClock clock_;
   metrics::RelayMetrics metrics_;
   std::unique_ptr<Publisher> publisher_;
@@ -164,7 +164,7 @@ TEST_F(SharedPublisherTest, ARejectedRecordBecomesADeadLetterOfItsOwnStream) {
   EXPECT_FALSE(publisher_->dead_letters_waiting(stream_a));
   ASSERT_TRUE(publisher_->ProduceDeadLetters().ok());
   ASSERT_EQ(producer_->produced.size(), 3u);
-  EXPECT_EQ(producer_->produced[2].topic, config_.dead_letter_topic);
+  EXPECT_EQ(producer_->produced[2].topic, config_.outbox.dead_letter_topic);
   const auto& headers = producer_->produced[2].headers;
   const auto table = std::find_if(headers.begin(), headers.end(),
                                   [](const auto& h) { return h.first == outbox::kTableHeader; });

@@ -66,8 +66,9 @@ class RelayRunTest : public ::testing::Test {
         [this](
             kafka::DeliveryHandler& handler) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
       ++producers_created_;
-      return std::unique_ptr<kafka::Producer>(
-          std::make_unique<FakeProducer>(handler, clock_, topics_, produced_, acks_enabled_));
+      return std::unique_ptr<kafka::Producer>(std::make_unique<FakeProducer>(
+          handler, clock_, topics_, produced_, acks_enabled_,
+          config_.relay.delivery == config::Delivery::kExactlyOnce ? &transactions_ : nullptr));
     };
     context_.connectors.poll = [this](pollfd* fds, nfds_t n, int timeout_ms) {
       // The test's script: once the clock passes stop_at_, the stop fd fires.
@@ -125,6 +126,7 @@ class RelayRunTest : public ::testing::Test {
   bool fail_after_stop_ = false;
   bool heal_on_reopen_ = false;  // A reopened channel accepts status updates again.
   int producers_created_ = 0;
+  TransactionLog transactions_;
   std::chrono::steady_clock::time_point stop_at_ = std::chrono::steady_clock::time_point::max();
 };
 
@@ -377,6 +379,76 @@ TEST_F(RelayRunTest, APostgresFailureRestartsTheStreamButKeepsTheProducer) {
   EXPECT_EQ(metrics_.restarts.With("kafka").value(), 0u);
   EXPECT_EQ(metrics_.reconnects.With("postgres").value(), 1u);
   EXPECT_EQ(produced_.size(), 2u);
+}
+
+// delivery = "exactly_once": whole Postgres transactions per Kafka transaction, and the slot
+// confirms only what a commit covered.
+class ExactlyOnceRunTest : public RelayRunTest {
+ protected:
+  ExactlyOnceRunTest() {
+    config_.relay.delivery = config::Delivery::kExactlyOnce;
+    config_.relay.transaction_max_ms = 100;
+  }
+};
+
+TEST_F(ExactlyOnceRunTest, CommitsWholeTransactionsThenConfirmsThem) {
+  QueueTransaction(Lsn(0x1000), 3);
+  QueueTransaction(Lsn(0x2000), 2);
+  StopAfter(std::chrono::seconds(2));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(transactions_.inits, 1);
+  ASSERT_FALSE(transactions_.commits.empty());
+  // Every commit falls between Postgres transactions: after 3 or 5 records, never inside.
+  for (size_t n : transactions_.commits) EXPECT_TRUE(n == 3 || n == 5) << n;
+  EXPECT_EQ(transactions_.commits.back(), 5u);
+  EXPECT_EQ(LastFlush(), Lsn(0x2000));
+}
+
+TEST_F(ExactlyOnceRunTest, NothingIsConfirmedWhileTheCommitFails) {
+  transactions_.fail_commits = true;
+  QueueTransaction(Lsn(0x1000), 2);
+  StopAfter(std::chrono::seconds(3));
+  (void)Run();
+  // Every record was acknowledged, but no transaction committed: the slot stays before them,
+  // and each failed commit rebuilt the producer (whose init aborts the open transaction).
+  EXPECT_LT(LastFlush(), Lsn(0x1000));
+  EXPECT_GE(producers_created_, 2);
+  EXPECT_EQ(transactions_.inits, producers_created_);
+}
+
+TEST_F(ExactlyOnceRunTest, AKafkaTransactionStaysOpenUntilThePostgresCommit) {
+  config_.relay.transaction_max_events = 1;  // Due after the first record.
+  QueueTransaction(Lsn(0x1000), 4);
+  StopAfter(std::chrono::seconds(2));
+  ASSERT_TRUE(Run().ok());
+  ASSERT_FALSE(transactions_.commits.empty());
+  EXPECT_EQ(transactions_.commits.front(), 4u);
+  EXPECT_EQ(transactions_.begins, 1);
+}
+
+TEST_F(ExactlyOnceRunTest, APostgresFailureAbortsTheOpenTransactionAndKeepsTheProducer) {
+  config_.relay.transaction_max_ms = 30000;  // Still open when the connection breaks.
+  QueueTransaction(Lsn(0x5000), 2);
+  channel_log_.fail_sends_after = 1;
+  heal_on_reopen_ = true;
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(transactions_.aborts, 1);
+  // Aborting told the coordinator; a new producer's InitTransactions could have fenced an
+  // instance that took over meanwhile.
+  EXPECT_EQ(producers_created_, 1);
+  EXPECT_EQ(transactions_.inits, 1);
+  EXPECT_TRUE(transactions_.commits.empty());
+  EXPECT_LT(LastFlush(), Lsn(0x5000));
+}
+
+TEST_F(ExactlyOnceRunTest, AStopCommitsWhatWasReadToACommit) {
+  config_.relay.transaction_max_ms = 30000;  // Never due by time within the run.
+  QueueTransaction(Lsn(0x1000), 2);
+  StopAfter(std::chrono::milliseconds(500));
+  ASSERT_TRUE(Run().ok());
+  ASSERT_EQ(transactions_.commits.size(), 1u);
+  EXPECT_EQ(LastFlush(), Lsn(0x1000));
 }
 
 }  // namespace

@@ -1,0 +1,60 @@
+// Publisher's Kafka transactions ([relay] delivery = "exactly_once"): begun by the first record
+// after a commit, committed by the stream at a Postgres commit once due, with the position record.
+
+#include "common/status.h"
+#include "relay/publisher.h"
+
+namespace outboxd::relay {
+
+absl::Status Publisher::EnsureTransaction() {
+  if (!transactional_ || transaction_.open) return absl::OkStatus();
+  if (!failure_.ok()) return failure_;  // Nothing more goes into a failed producer.
+  if (auto s = producer_->BeginTransaction(); !s.ok()) {
+    Fail(s);
+    return s;
+  }
+  transaction_ = {.open = true, .records = 0, .bytes = 0, .begun = clock_.SteadyNow()};
+  return absl::OkStatus();
+}
+
+bool Publisher::TransactionDue() const {
+  return transaction_.open &&
+         (transaction_.records >= static_cast<uint64_t>(relay_config_.transaction_max_events) ||
+          transaction_.bytes >= static_cast<uint64_t>(relay_config_.transaction_max_bytes) ||
+          clock_.SteadyNow() >= transaction_due_at());
+}
+
+std::chrono::steady_clock::time_point Publisher::transaction_due_at() const {
+  return transaction_.begun + std::chrono::milliseconds(relay_config_.transaction_max_ms);
+}
+
+absl::Status Publisher::CommitTransaction(const std::optional<ControlRecord>& position) {
+  if (!transaction_.open) return absl::OkStatus();
+  absl::Status s;
+  if (position) {
+    s = PublishControl(position->topic, position->key, position->value);
+    if (absl::IsResourceExhausted(s)) {
+      // The queue is full of this transaction's records; the commit waits for them anyway.
+      producer_->Flush(kTransactionCallTimeoutMs);
+      s = PublishControl(position->topic, position->key, position->value);
+    }
+  }
+  if (s.ok()) {
+    const auto started = clock_.SteadyNow();
+    s = producer_->CommitTransaction(kTransactionCallTimeoutMs);
+    metrics_.kafka_commit_seconds.Observe(
+        std::chrono::duration<double>(clock_.SteadyNow() - started).count());
+  }
+  if (!s.ok()) {
+    if (absl::IsResourceExhausted(s)) s = absl::UnavailableError(s.message());
+    Fail(s);
+    transaction_.open = false;  // The rebuilt producer's InitTransactions aborts it.
+    return s;
+  }
+  metrics_.kafka_transactions.Add();
+  metrics_.kafka_transaction_records.Add(transaction_.records);
+  transaction_.open = false;
+  return absl::OkStatus();
+}
+
+}  // namespace outboxd::relay
