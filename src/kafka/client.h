@@ -21,6 +21,13 @@ namespace outboxd::kafka {
 // e.g. "2.8.0".
 std::string LibraryVersion();
 
+// Whether a client of this process has reached a Kafka broker (a metadata answer, a delivered
+// record, statistics with a broker up). Once set it stays set, across producer rebuilds: a
+// failed TLS handshake after that is an outage, before it the settings' fault (see
+// OperatorErrorMessage). Thread-safe.
+bool ReachedABroker();
+void NoteBrokerReached();
+
 // librdkafka properties in their string form, in the order they are applied.
 using Properties = std::vector<std::pair<std::string, std::string>>;
 

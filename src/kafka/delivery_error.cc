@@ -249,7 +249,21 @@ std::string OperatorFix(rd_kafka_resp_err_t err, std::string_view topic) {
          "and the principal's credentials";
 }
 
-std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::string_view reason) {
+bool TlsAtPlaintextListener(rd_kafka_resp_err_t err, std::string_view reason) {
+  // librdkafka's rdkafka_ssl.c appends these words to a handshake the peer disconnected.
+  return (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__SSL) &&
+         reason.find("connecting to a PLAINTEXT broker listener") != std::string_view::npos;
+}
+
+std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::string_view reason,
+                                                bool reached_broker) {
+  if (err == RD_KAFKA_RESP_ERR__TRANSPORT && !reached_broker &&
+      TlsAtPlaintextListener(err, reason)) {
+    return Concat("Kafka TLS handshake failed: ", reason, " (", rd_kafka_err2name(err),
+                  "); the listener in bootstrap.servers speaks PLAINTEXT: check security.protocol, "
+                  "sasl.* and ssl.* in [kafka] against the broker's listener (SSL and SASL_SSL "
+                  "need a TLS listener; PLAINTEXT or SASL_PLAINTEXT talk to this one)");
+  }
   if (ClassifyError(err) != ErrorVerdict::kOperatorError) return std::nullopt;
   const bool authorization = err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED ||
                              err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
