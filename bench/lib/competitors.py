@@ -54,6 +54,7 @@ class RecvLogical:
 
 class Outboxd:
     name = "outboxd"
+    relay = ""  # [relay] section lines
 
     def __init__(self, svc, binary, workdir, kafka_props=(), postgres_props=()):
         self.svc = svc
@@ -67,10 +68,11 @@ class Outboxd:
         return f"b_outboxd_{shape}"
 
     def write_config(self, shape, http_port=None):
-        path = os.path.join(self.workdir, f"outboxd-{shape}.toml")
+        path = os.path.join(self.workdir, f"{self.name}-{shape}.toml")
         props = "\n".join(f'"{k}" = "{v}"' for k, v in self.kafka_props)
         pg_props = "".join(f"{k} = {v}\n" for k, v in self.postgres_props)
         http = f'[http]\nlisten = "127.0.0.1:{http_port}"\n' if http_port else ""
+        relay = f"[relay]\n{self.relay}\n" if self.relay else ""
         with open(path, "w") as f:
             f.write(f"""[postgres]
 conninfo = "{self.svc.conninfo}"
@@ -80,12 +82,12 @@ tables = ["public.outbox"]
 {pg_props}[kafka]
 "bootstrap.servers" = "{self.svc.bootstrap}"
 {props}
-{http}""")
+{relay}{http}""")
         return path
 
     def start(self, shape, http_port=None):
         config = self.write_config(shape, http_port)
-        self.log_path = os.path.join(self.workdir, f"outboxd-{shape}.log")
+        self.log_path = os.path.join(self.workdir, f"{self.name}-{shape}.log")
         with open(self.log_path, "ab") as log_file:
             self.proc = subprocess.Popen(self.svc.wrap([self.binary, "run", "--config", config]),
                                          stderr=log_file, stdout=log_file)
@@ -139,3 +141,12 @@ tables = ["public.outbox"]
             log("outboxd did not stop within 30 s of SIGTERM; killing it")
             self.proc.kill()
             self.proc.wait()
+
+
+class OutboxdExactlyOnce(Outboxd):
+    """outboxd with [relay] delivery = "exactly_once", on its own slot (bench/run --exactly-once)."""
+    name = "outboxd-exactly-once"
+    relay = 'delivery = "exactly_once"'
+
+    def slot(self, shape):
+        return f"b_outboxd_eos_{shape}"

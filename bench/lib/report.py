@@ -45,6 +45,27 @@ def drain_table(drain):
     return lines
 
 
+def exactly_once_table(drain):
+    """exactly_once against at_least_once on the same WAL, when bench/run --exactly-once."""
+    eos = "outboxd-exactly-once"
+    if not any(eos in shape["results"] for shape in drain.values()):
+        return []
+    lines = ["| shape | rows | tx rows | at_least_once ev/s | exactly_once ev/s "
+             "| **exactly_once / at_least_once** | CPU s / M events (alo / eos) "
+             "| peak RSS MB (alo / eos) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, shape in drain.items():
+        res = shape["results"]
+        if eos not in res:
+            continue
+        a, e = res["outboxd"], res[eos]
+        lines.append(f"| {name} | {fmt(shape['rows'])} | {fmt(shape['tx_rows'])} "
+                     f"| {fmt(a['events_per_s'])} | {fmt(e['events_per_s'])} "
+                     f"| **{ratio(e['events_per_s'], a['events_per_s'])}** "
+                     f"| {fmt(a.get('cpu_s_per_million'), 1)} / {fmt(e.get('cpu_s_per_million'), 1)} "
+                     f"| {fmt(a['peak_rss_kb'] / 1024, 0)} / {fmt(e['peak_rss_kb'] / 1024, 0)} |")
+    return lines
+
+
 def rss_split(r):
     if "rss_anon_kb" not in r:
         return "–"
@@ -138,6 +159,9 @@ def write(results, out_dir):
         md += [f"outboxd [kafka] overrides: {', '.join(results['kafka_overrides'])}", ""]
     if results["drain"]:
         md += ["## Backlog drain", ""] + drain_table(results["drain"]) + [""]
+        eos = exactly_once_table(results["drain"])
+        if eos:
+            md += ["### exactly_once against at_least_once", ""] + eos + [""]
         cpu = cpu_table(results["drain"])
         if cpu:
             md += ["### Where the CPU went (non-idle CPU of the whole machine during each "

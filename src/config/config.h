@@ -135,6 +135,9 @@ struct OutboxConfig {
   // Debezium's extended.headers.enabled: the __debezium.context.* headers first, in
   // Debezium's order. Native default off; a Debezium connector config turns it on.
   bool extended_headers = false;
+  // Headers outboxd.slot, outboxd.commit_lsn and outboxd.ordinal on every event: a unique,
+  // increasing key for consumers that de-duplicate instead of reading committed.
+  bool position_headers = false;
   std::string logical_name;                   // topic.prefix, for connectorLogicalName.
   std::string connector_name = "postgresql";  // The connectorName header (plugin name).
   // Native default dead_letter; Debezium publishes (empty key, topic "outbox.event.").
@@ -165,7 +168,7 @@ struct OutboxConfig {
 enum class Delivery {
   kAtLeastOnce,  // Idempotent producer; a crash may publish records again.
   // Kafka transactions: whole Postgres transactions with their position record, committed
-  // together; read_committed consumers see each event once (docs/exactly-once.md).
+  // together; read_committed consumers see each event once (docs/operating.md).
   kExactlyOnce,
 };
 
@@ -179,6 +182,9 @@ struct RelayConfig {
   int32_t transaction_max_events = 10000;
   int32_t transaction_max_bytes = 16 << 20;
   int32_t transaction_max_ms = 100;
+  // exactly_once: a Postgres transaction whose records have kept one Kafka transaction open
+  // this long is split there (the broker aborts one open past transaction.timeout.ms, 60 s).
+  int32_t transaction_split_ms = 20000;
 };
 
 // The status server (/metrics, /healthz, /readyz).

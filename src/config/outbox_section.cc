@@ -28,6 +28,7 @@ constexpr std::string_view kOutboxKeys[] = {"topic",
                                             "value_converter",
                                             "value_converter_delegate",
                                             "extended_headers",
+                                            "position_headers",
                                             "logical_name",
                                             "connector_name",
                                             "empty_keys",
@@ -271,6 +272,7 @@ absl::Status ReadBools(const SectionReader& reader, OutboxConfig& out) {
            std::pair{"tombstone_on_empty_payload", &out.tombstone_on_empty_payload},
            std::pair{"expand_json_payload", &out.expand_json_payload},
            std::pair{"extended_headers", &out.extended_headers},
+           std::pair{"position_headers", &out.position_headers},
            std::pair{"validate_json", &out.validate_json},
        }) {
     if (auto s = reader.ReadBool(key, fmt::format("{} = false", key), *field); !s.ok()) return s;

@@ -18,9 +18,9 @@ constexpr std::string_view kPostgresKeys[] = {"conninfo",
                                               "status_interval_ms",
                                               "slot_check_interval_ms",
                                               "min_safe_wal_size_mb"};
-constexpr std::string_view kRelayKeys[] = {"shutdown_timeout_ms",   "delivery",
-                                           "transactional_id",      "transaction_max_events",
-                                           "transaction_max_bytes", "transaction_max_ms"};
+constexpr std::string_view kRelayKeys[] = {
+    "shutdown_timeout_ms",   "delivery",           "transactional_id",    "transaction_max_events",
+    "transaction_max_bytes", "transaction_max_ms", "transaction_split_ms"};
 constexpr std::string_view kTablesExample = R"(tables = ["public.outbox"])";
 constexpr std::string_view kPrefixesExample = R"(message_prefixes = ["outbox"])";
 
@@ -201,8 +201,13 @@ absl::Status ReadRelay(const SectionReader& reader, RelayConfig& out) {
     return s;
   }
   // The broker aborts a transaction open longer than transaction.timeout.ms (60 s by default).
-  return reader.ReadInt("transaction_max_ms", "transaction_max_ms = 100", 1, 30000,
-                        out.transaction_max_ms);
+  if (auto s = reader.ReadInt("transaction_max_ms", "transaction_max_ms = 100", 1, 30000,
+                              out.transaction_max_ms);
+      !s.ok()) {
+    return s;
+  }
+  return reader.ReadInt("transaction_split_ms", "transaction_split_ms = 20000", 10, 600000,
+                        out.transaction_split_ms);
 }
 
 }  // namespace outboxd::config::internal

@@ -5,6 +5,7 @@
 #include "kafka/broker_checks.h"
 #include "outbox/mapping_check.h"
 #include "pg/server_checks.h"
+#include "relay/context.h"
 #include "relay/mapping_catalog.h"
 
 namespace outboxd::daemon {
@@ -36,6 +37,10 @@ pg::ServerCheckOptions ServerOptions(const config::Config& config) {
 
 kafka::BrokerCheckOptions BrokerOptions(const config::Config& config) {
   kafka::BrokerCheckOptions options{.properties = config.kafka, .topics = {}};
+  if (config.relay.delivery == config::Delivery::kExactlyOnce) {
+    options.transactional_id = relay::TransactionalIdOf(config);
+    options.transaction_split_ms = config.relay.transaction_split_ms;
+  }
   options.topics.push_back(config.outbox.dead_letter_topic);
   if (!config::SplitTopicPattern(config.outbox.topic).routed) {
     options.topics.push_back(config.outbox.topic);

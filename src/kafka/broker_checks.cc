@@ -1,7 +1,9 @@
 #include "kafka/broker_checks.h"
 
+#include <map>
 #include <optional>
 
+#include "absl/strings/numbers.h"
 #include "common/log.h"
 #include "fmt/format.h"
 #include "kafka/client.h"
@@ -50,6 +52,11 @@ class BrokerChecker {
     const std::optional<int32_t> broker = CheckCluster();
     if (!broker) return out_;
     for (const std::string& topic : options_.topics) CheckTopic(topic, *broker);
+    if (!options_.transactional_id.empty()) {
+      const auto configs = BrokerConfigs(*broker);
+      CheckTransactions(configs);
+      CheckTransactionalIdAcls(configs);
+    }
     return out_;
   }
 
@@ -101,14 +108,21 @@ class BrokerChecker {
     }
     out_.push_back(Pass(std::string(kBrokers),
                         fmt::format("{} broker(s) reached: {}", md->broker_cnt, brokers)));
+    broker_count_ = md->broker_cnt;
     return md->brokers[0].id;
   }
 
   void CheckTopic(const std::string& topic, int32_t broker);
+  // With the broker's configuration, when it could be read.
+  void CheckTransactions(const std::optional<std::map<std::string, std::string>>& configs);
+  void CheckTransactionalIdAcls(const std::optional<std::map<std::string, std::string>>& configs);
+  // The broker's configuration (name -> value); nullopt when it cannot be read.
+  std::optional<std::map<std::string, std::string>> BrokerConfigs(int32_t broker);
   // The broker's auto.create.topics.enable; nullopt when it cannot be read.
   std::optional<bool> AutoCreate(int32_t broker);
 
   const BrokerCheckOptions& options_;
+  int broker_count_ = 0;
   ErrorSink errors_;
   Owned<rd_kafka_t> rk_;
   CheckResults out_;
@@ -165,7 +179,7 @@ void BrokerChecker::CheckTopic(const std::string& topic, int32_t broker) {
   }
 }
 
-std::optional<bool> BrokerChecker::AutoCreate(int32_t broker) {
+std::optional<std::map<std::string, std::string>> BrokerChecker::BrokerConfigs(int32_t broker) {
   const std::string id = fmt::format("{}", broker);
   Owned<rd_kafka_ConfigResource_t> resource(
       rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_BROKER, id.c_str()));
@@ -173,26 +187,156 @@ std::optional<bool> BrokerChecker::AutoCreate(int32_t broker) {
   rd_kafka_ConfigResource_t* resources_in[] = {resource.get()};
   rd_kafka_DescribeConfigs(rk_.get(), resources_in, 1, nullptr, queue.get());
   const Owned<rd_kafka_event_t> event(rd_kafka_queue_poll(queue.get(), options_.timeout_ms));
-  std::optional<bool> result;
   const rd_kafka_DescribeConfigs_result_t* described =
       event ? rd_kafka_event_DescribeConfigs_result(event.get()) : nullptr;
   size_t resource_count = 0;
   const rd_kafka_ConfigResource_t** resources =
       described ? rd_kafka_DescribeConfigs_result_resources(described, &resource_count) : nullptr;
-  for (size_t r = 0; r < resource_count; ++r) {
-    if (rd_kafka_ConfigResource_error(resources[r]) != RD_KAFKA_RESP_ERR_NO_ERROR) continue;
-    size_t config_count = 0;
-    const rd_kafka_ConfigEntry_t** configs =
-        rd_kafka_ConfigResource_configs(resources[r], &config_count);
-    for (size_t c = 0; c < config_count; ++c) {
-      if (std::string_view(rd_kafka_ConfigEntry_name(configs[c])) != "auto.create.topics.enable") {
-        continue;
-      }
-      const char* value = rd_kafka_ConfigEntry_value(configs[c]);
-      if (value) result = std::string_view(value) == "true";
-    }
+  if (resource_count != 1 || rd_kafka_ConfigResource_error(resources[0])) return std::nullopt;
+  std::map<std::string, std::string> configs;
+  size_t config_count = 0;
+  const rd_kafka_ConfigEntry_t** entries =
+      rd_kafka_ConfigResource_configs(resources[0], &config_count);
+  for (size_t c = 0; c < config_count; ++c) {
+    const char* value = rd_kafka_ConfigEntry_value(entries[c]);
+    if (value) configs.emplace(rd_kafka_ConfigEntry_name(entries[c]), value);
   }
-  return result;
+  return configs;
+}
+
+std::optional<bool> BrokerChecker::AutoCreate(int32_t broker) {
+  const auto configs = BrokerConfigs(broker);
+  if (!configs) return std::nullopt;
+  const auto it = configs->find("auto.create.topics.enable");
+  if (it == configs->end()) return std::nullopt;
+  return it->second == "true";
+}
+
+void BrokerChecker::CheckTransactions(
+    const std::optional<std::map<std::string, std::string>>& configs) {
+  const std::string name = "kafka transactions";
+  const auto number = [&](const char* key) -> std::optional<int64_t> {
+    if (!configs) return std::nullopt;
+    const auto it = configs->find(key);
+    int64_t n = 0;
+    if (it == configs->end() || !absl::SimpleAtoi(it->second, &n)) return std::nullopt;
+    return n;
+  };
+  const std::optional<int64_t> replication = number("transaction.state.log.replication.factor");
+  const std::optional<int64_t> max_timeout = number("transaction.max.timeout.ms");
+  if (!replication || !max_timeout) {
+    out_.push_back(Warn(name, "the broker's transaction settings could not be read",
+                        "allow outboxd's principal DescribeConfigs on the cluster to check them"));
+    return;
+  }
+  if (*replication > broker_count_) {
+    out_.push_back(Fail(
+        name,
+        fmt::format("transaction.state.log.replication.factor = {} but the cluster has {} "
+                    "broker(s): the transaction state topic cannot be created, and "
+                    "init_transactions waits forever",
+                    *replication, broker_count_),
+        fmt::format("set transaction.state.log.replication.factor (and .min.isr) to at most {} "
+                    "on the brokers, or add brokers",
+                    broker_count_)));
+    return;
+  }
+  int64_t producer_timeout = 60000;  // librdkafka's transaction.timeout.ms default.
+  for (const auto& [key, value] : options_.properties) {
+    if (key == "transaction.timeout.ms") (void)absl::SimpleAtoi(value, &producer_timeout);
+  }
+  if (producer_timeout > *max_timeout) {
+    out_.push_back(Fail(name,
+                        fmt::format("the producer's transaction.timeout.ms {} exceeds the broker's "
+                                    "transaction.max.timeout.ms {}: init_transactions fails",
+                                    producer_timeout, *max_timeout),
+                        "lower transaction.timeout.ms in [kafka] or raise the broker's "
+                        "transaction.max.timeout.ms"));
+    return;
+  }
+  if (options_.transaction_split_ms >= producer_timeout) {
+    out_.push_back(Warn(name,
+                        fmt::format("[relay] transaction_split_ms {} is not below the producer's "
+                                    "transaction.timeout.ms {}: the broker aborts a long Postgres "
+                                    "transaction's Kafka transaction before outboxd splits it",
+                                    options_.transaction_split_ms, producer_timeout),
+                        "lower transaction_split_ms to a third of transaction.timeout.ms"));
+    return;
+  }
+  out_.push_back(
+      Pass(name, fmt::format("transaction.state.log.replication.factor {} on {} broker(s); the "
+                             "producer's transaction.timeout.ms {} within the broker's {}",
+                             *replication, broker_count_, producer_timeout, *max_timeout)));
+}
+
+void BrokerChecker::CheckTransactionalIdAcls(
+    const std::optional<std::map<std::string, std::string>>& configs) {
+  const std::string& id = options_.transactional_id;
+  const std::string name = fmt::format("kafka transactional id {}", id);
+  const std::string grant = fmt::format(
+      "kafka-acls.sh --add --allow-principal User:<name> --operation Write --operation "
+      "Describe --transactional-id {} and --operation IdempotentWrite --cluster",
+      id);
+  const auto config = [&](const char* key) {
+    if (!configs) return std::string();
+    const auto it = configs->find(key);
+    return it == configs->end() ? std::string() : it->second;
+  };
+  if (configs && config("authorizer.class.name").empty()) {
+    out_.push_back(Pass(name,
+                        "the cluster has no authorizer (authorizer.class.name is empty): "
+                        "no ACL is needed"));
+    return;
+  }
+  char errstr[512];
+  Owned<rd_kafka_AclBindingFilter_t> filter(rd_kafka_AclBindingFilter_new(
+      RD_KAFKA_RESOURCE_TRANSACTIONAL_ID, id.c_str(), RD_KAFKA_RESOURCE_PATTERN_MATCH, nullptr,
+      nullptr, RD_KAFKA_ACL_OPERATION_ANY, RD_KAFKA_ACL_PERMISSION_TYPE_ANY, errstr,
+      sizeof errstr));
+  const Owned<rd_kafka_queue_t> queue(rd_kafka_queue_new(rk_.get()));
+  rd_kafka_DescribeAcls(rk_.get(), filter.get(), nullptr, queue.get());
+  const Owned<rd_kafka_event_t> event(rd_kafka_queue_poll(queue.get(), options_.timeout_ms));
+  const rd_kafka_resp_err_t err =
+      event ? rd_kafka_event_error(event.get()) : RD_KAFKA_RESP_ERR__TIMED_OUT;
+  if (err == RD_KAFKA_RESP_ERR_SECURITY_DISABLED) {
+    out_.push_back(Pass(name, "the cluster has no authorizer: no ACL is needed"));
+    return;
+  }
+  const rd_kafka_DescribeAcls_result_t* result =
+      err == RD_KAFKA_RESP_ERR_NO_ERROR ? rd_kafka_event_DescribeAcls_result(event.get()) : nullptr;
+  if (result == nullptr) {
+    out_.push_back(Warn(name,
+                        fmt::format("its ACLs cannot be read ({}); outboxd run names "
+                                    "TRANSACTIONAL_ID_AUTHORIZATION_FAILED if they are missing",
+                                    rd_kafka_err2name(err)),
+                        fmt::format("make sure of them: {}", grant)));
+    return;
+  }
+  size_t count = 0;
+  const rd_kafka_AclBinding_t** acls = rd_kafka_DescribeAcls_result_acls(result, &count);
+  std::string writers;
+  for (size_t i = 0; i < count; ++i) {
+    const rd_kafka_AclOperation_t op = rd_kafka_AclBinding_operation(acls[i]);
+    if (rd_kafka_AclBinding_permission_type(acls[i]) != RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW ||
+        (op != RD_KAFKA_ACL_OPERATION_WRITE && op != RD_KAFKA_ACL_OPERATION_ALL)) {
+      continue;
+    }
+    writers +=
+        fmt::format("{}{}", writers.empty() ? "" : ", ", rd_kafka_AclBinding_principal(acls[i]));
+  }
+  if (writers.empty()) {
+    if (config("allow.everyone.if.no.acl.found") == "true" && count == 0) {
+      out_.push_back(Pass(name, "no ACL names it, and allow.everyone.if.no.acl.found = true"));
+      return;
+    }
+    // A super user needs none: only the run can tell.
+    out_.push_back(Warn(name,
+                        "no ACL allows writing with it; unless outboxd's principal is among "
+                        "super.users, init_transactions fails",
+                        grant));
+    return;
+  }
+  out_.push_back(Pass(name, fmt::format("Write allowed for {}", writers)));
 }
 
 }  // namespace

@@ -48,6 +48,8 @@ struct Deleter {
   void operator()(rd_kafka_AdminOptions_t* p) const { rd_kafka_AdminOptions_destroy(p); }
   void operator()(rd_kafka_NewTopic_t* p) const { rd_kafka_NewTopic_destroy(p); }
   void operator()(rd_kafka_ConfigResource_t* p) const { rd_kafka_ConfigResource_destroy(p); }
+  // Also rd_kafka_AclBindingFilter_t, the same type.
+  void operator()(rd_kafka_AclBinding_t* p) const { rd_kafka_AclBinding_destroy(p); }
 };
 
 // An owned librdkafka handle, e.g. Owned<rd_kafka_t> or Owned<const rd_kafka_metadata_t>.

@@ -273,4 +273,11 @@ std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::st
   return Concat(what, ": ", reason, " (", rd_kafka_err2name(err), "); ", OperatorFix(err, "TOPIC"));
 }
 
+std::string FencedMessage(std::string_view what) {
+  return Concat(what,
+                ": another outboxd instance took over the slot's transactional.id ([relay] "
+                "transactional_id) and owns the slot now; stopping (exit 8) rather than fencing "
+                "it back");
+}
+
 }  // namespace outboxd::kafka

@@ -2,6 +2,9 @@
 // What a Kafka error means for the relay (DESIGN.md invariants 6 and 7), without librdkafka's
 // types: kafka/delivery_error.h decides the verdict, the relay acts on it.
 
+#include <string>
+#include <string_view>
+
 namespace outboxd::kafka {
 
 enum class ErrorVerdict {
@@ -15,5 +18,9 @@ enum class ErrorVerdict {
   // then replay from the confirmed LSN.
   kAbortTransaction,
 };
+
+// What a fenced producer tells the operator: `what` happened (e.g. "Kafka fenced the producer
+// (PRODUCER_FENCED: ...)"), why, and that this instance stops for good (exit 8).
+std::string FencedMessage(std::string_view what);
 
 }  // namespace outboxd::kafka

@@ -41,10 +41,7 @@ absl::Status TransactionStatus(rd_kafka_error_t* error, std::string_view call) {
                                      rd_kafka_error_string(error));
   switch (ClassifyTransactionError(error)) {
     case ErrorVerdict::kFenced:
-      return absl::AlreadyExistsError(
-          Concat(message,
-                 "; another outboxd instance took over the slot's transactional.id "
-                 "([relay] transactional_id) and now owns the slot; this one stops"));
+      return absl::AlreadyExistsError(FencedMessage(message));
     case ErrorVerdict::kOperatorError:
       return absl::PermissionDeniedError(
           Concat(message,
@@ -385,7 +382,7 @@ void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {
     fatal_error_ = Concat(rd_kafka_err2name(cause), ": ", fatal);
     fenced_ = ClassifyError(cause) == ErrorVerdict::kFenced;
     if (fenced_) {
-      log::Error("Kafka fenced the producer: {}", *fatal_error_);
+      log::Error("{}", FencedMessage(Concat("Kafka fenced the producer (", *fatal_error_, ")")));
     } else {
       log::Error("Kafka producer hit a fatal error: {}; restarting from the confirmed LSN",
                  *fatal_error_);

@@ -131,6 +131,8 @@ struct RelayMetrics {
   // exactly_once (src/relay/publisher.cc).
   Counter kafka_transactions;         // outboxd_kafka_transactions_committed_total
   Counter kafka_transaction_records;  // outboxd_kafka_transaction_records_total (incl. position)
+  // outboxd_kafka_transactions_aborted_total: abandoned open, by what ended them.
+  Family<Counter> kafka_transactions_aborted{"cause"};
   Histogram kafka_commit_seconds{
       // outboxd_kafka_transaction_commit_seconds
       {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}};

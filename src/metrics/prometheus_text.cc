@@ -27,6 +27,11 @@ void RenderPublisher(const RelayMetrics& m, PrometheusWriter& w) {
   w.AddCounter("outboxd_kafka_transaction_records_total",
                "Records committed in Kafka transactions, position records included.",
                m.kafka_transaction_records);
+  w.AddCounterFamily("outboxd_kafka_transactions_aborted_total",
+                     "Kafka transactions abandoned before their commit, by cause: postgres (the "
+                     "stream failed; its successor replays them), kafka (a failed delivery or "
+                     "commit), fenced (another instance took over).",
+                     m.kafka_transactions_aborted);
   w.AddHistogram("outboxd_kafka_transaction_commit_seconds",
                  "Time commit_transaction took: flushing the transaction's last records, then "
                  "the commit itself.",

@@ -9,6 +9,28 @@ namespace outboxd::outbox {
 
 using internal::RelationLayout;
 
+namespace {
+
+// position_headers, formatted into the event's fixed buffer: no allocation per row.
+void AppendPositionHeaders(const EventSource& source, OutboxEvent& out) {
+  char* const begin = out.position_text.data();
+  const uint64_t lsn = source.commit_lsn.value();
+  char* const lsn_end =
+      fmt::format_to_n(begin, out.position_text.size(), "{:X}/{:X}", lsn >> 32, lsn & 0xffffffff)
+          .out;
+  char* const ordinal_end =
+      fmt::format_to_n(lsn_end, out.position_text.size() - static_cast<size_t>(lsn_end - begin),
+                       "{}", source.ordinal)
+          .out;
+  out.headers.push_back(Header{kSlotHeader, source.slot});
+  out.headers.push_back(
+      Header{kCommitLsnHeader, std::string_view(begin, static_cast<size_t>(lsn_end - begin))});
+  out.headers.push_back(Header{
+      kOrdinalHeader, std::string_view(lsn_end, static_cast<size_t>(ordinal_end - lsn_end))});
+}
+
+}  // namespace
+
 Mapper::Mapper(const config::OutboxConfig& cfg, std::vector<config::TableName> tables,
                const Encoder& encoder)
     : cfg_(cfg),
@@ -102,6 +124,7 @@ absl::Status Mapper::MapValidated(RelationLayout& layout, const EventSource& sou
   if (auto s = ReadPayload(row, out); !s.ok()) return s;
   row.traceparent = ReadTraceparent(layout);
   if (auto s = encoder_.Encode(row, out); !s.ok()) return s;
+  if (cfg_.position_headers) AppendPositionHeaders(source, out);
   return SetPartitionAndTime(layout, out);
 }
 

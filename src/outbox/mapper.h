@@ -30,6 +30,10 @@ inline constexpr std::string_view kErrorHeader = "outboxd.error";
 inline constexpr std::string_view kTableHeader = "outboxd.table";
 inline constexpr std::string_view kLsnHeader = "outboxd.lsn";
 inline constexpr std::string_view kXidHeader = "outboxd.xid";
+// position_headers: (slot, commit LSN, ordinal) identifies an event and increases with it.
+inline constexpr std::string_view kSlotHeader = "outboxd.slot";
+inline constexpr std::string_view kCommitLsnHeader = "outboxd.commit_lsn";
+inline constexpr std::string_view kOrdinalHeader = "outboxd.ordinal";
 
 // The relation id of table-less events in RecordOrigin (OID 0 is never a table's).
 inline constexpr RelationId kMessageRelation{0};

@@ -2,6 +2,7 @@
 // What a Mapper fills for each row: one Kafka record (OutboxEvent), and where in the WAL the
 // row was read (EventSource), which the caller passes in.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@ struct EventSource {
   Lsn lsn;         // The row's (or message's) own WAL record.
   Xid xid;
   int64_t commit_time_us = 0;  // µs since 2000-01-01 UTC, as pgoutput sends it; 0 = none.
+  std::string_view slot{};     // The replication slot the row came through.
+  uint64_t ordinal = 0;        // The event's place among its transaction's outbox events.
 };
 
 // One Kafka record to produce. Views point into the decoded WAL message (valid until the next
@@ -46,6 +49,8 @@ struct OutboxEvent {
   std::string owned_value;    // Backing store for bytea-decoded or converted payloads.
   std::string owned_headers;  // Backing store for dead-letter and CloudEvents header values.
   std::string scratch;        // Decoded bytea on its way to base64; a value being built.
+  // position_headers' values: the commit LSN ("X/X", at most 17 characters), then the ordinal.
+  std::array<char, 48> position_text{};
 };
 
 }  // namespace outboxd::outbox

@@ -80,7 +80,12 @@ Lsn PositionGuard::published_up_to() const {
   return server_.has_value() ? PublishedUpTo(last_, *server_) : Lsn();
 }
 
-std::optional<PositionRecord> PositionGuard::Next(Lsn acknowledged) const {
+PartialTransaction PositionGuard::published_partial() const {
+  return published_up_to().IsValid() ? last_->partial : PartialTransaction{};
+}
+
+std::optional<PositionRecord> PositionGuard::Next(Lsn acknowledged,
+                                                  PartialTransaction partial) const {
   if (!server_.has_value() || !topic_ready_) return std::nullopt;  // Not streaming yet.
   Lsn lsn = std::max(acknowledged, server_->slot_confirmed);
   if (last_) lsn = std::max(lsn, last_->lsn);
@@ -90,9 +95,10 @@ std::optional<PositionRecord> PositionGuard::Next(Lsn acknowledged) const {
                       .system_id = server_->system_id,
                       .timeline = server_->timeline,
                       .lsn = lsn,
-                      .written_unix_ms = absl::ToUnixMillis(absl::Now())};
+                      .written_unix_ms = absl::ToUnixMillis(absl::Now()),
+                      .partial = partial};
   if (written_once_ && last_ && last_->lsn == next.lsn && last_->system_id == next.system_id &&
-      last_->timeline == next.timeline) {
+      last_->timeline == next.timeline && last_->partial == next.partial) {
     return std::nullopt;  // Nothing new.
   }
   return next;

@@ -54,10 +54,13 @@ class PositionGuard {
   // before the first accepted Check, while the topic is not ready, while nothing is
   // acknowledged, or when nothing moved since the last record written. Call Written() once the
   // record was handed to Kafka.
-  std::optional<PositionRecord> Next(Lsn acknowledged) const;
+  // exactly_once passes `partial` when it commits inside a Postgres transaction it splits.
+  std::optional<PositionRecord> Next(Lsn acknowledged, PartialTransaction partial = {}) const;
   // After an accepted Check: the transactions of this server that end at or below this LSN
   // are in Kafka already (PublishedUpTo); invalid when none is known.
   Lsn published_up_to() const;
+  // ... and of the transaction right after it, the events already in Kafka (a split one).
+  PartialTransaction published_partial() const;
   void Written(const PositionRecord& record);
 
   const std::string& topic() const { return store_.topic(); }

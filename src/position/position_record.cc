@@ -23,8 +23,13 @@ std::string EncodeRecord(const PositionRecord& record) {
   AppendJsonString(out, record.slot);
   out += ",\"system_id\":";
   AppendJsonString(out, record.system_id);
-  out += fmt::format(",\"timeline\":{},\"lsn\":\"{}\",\"written_unix_ms\":{}}}", record.timeline,
+  out += fmt::format(",\"timeline\":{},\"lsn\":\"{}\",\"written_unix_ms\":{}", record.timeline,
                      record.lsn.ToString(), record.written_unix_ms);
+  if (record.partial.commit_lsn.IsValid()) {
+    out += fmt::format(",\"partial\":{{\"commit_lsn\":\"{}\",\"events\":{}}}",
+                       record.partial.commit_lsn.ToString(), record.partial.events);
+  }
+  out += '}';
   return out;
 }
 
@@ -46,11 +51,23 @@ absl::StatusOr<PositionRecord> DecodeRecord(std::string_view text) {
   }
   std::optional<Lsn> parsed = Lsn::Parse(lsn);
   if (!parsed) return Bad(Concat("lsn '", lsn, "' is not X/X"));
-  return PositionRecord{.slot = std::string(slot),
+  PositionRecord record{.slot = std::string(slot),
                         .system_id = std::string(system_id),
                         .timeline = static_cast<int>(timeline),
                         .lsn = *parsed,
                         .written_unix_ms = written};
+  simdjson::dom::element partial;
+  if (doc["partial"].get(partial) == simdjson::SUCCESS) {
+    std::string_view commit_lsn;
+    uint64_t events = 0;
+    if (partial["commit_lsn"].get(commit_lsn) || partial["events"].get(events)) {
+      return Bad("\"partial\" lacks \"commit_lsn\" or \"events\"");
+    }
+    std::optional<Lsn> partial_lsn = Lsn::Parse(commit_lsn);
+    if (!partial_lsn) return Bad(Concat("partial commit_lsn '", commit_lsn, "' is not X/X"));
+    record.partial = {.commit_lsn = *partial_lsn, .events = events};
+  }
+  return record;
 }
 
 }  // namespace outboxd::position

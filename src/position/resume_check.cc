@@ -57,10 +57,11 @@ absl::Status CheckSlot(const PositionRecord& last, const ServerView& server) {
   }
   if (server.slot_confirmed >= last.lsn) return absl::OkStatus();
   if (server.timeline == last.timeline) {
-    log::Warn(
-        "slot {} confirmed {}, behind the recorded {}: Postgres keeps a slot's position "
-        "durable only at checkpoints, so after a crash it replays; the transactions up to the "
-        "recorded position are skipped, Kafka has them",
+    // Normal after any stop: the record follows what Kafka acknowledged, the slot's confirm
+    // follows it, and Postgres makes a confirm durable only at checkpoints.
+    log::Info(
+        "slot {} resumes at {}; Kafka already has everything up to {} (position record), so "
+        "the transactions in between are skipped, not sent again",
         last.slot, server.slot_confirmed.ToString(), last.lsn.ToString());
     return absl::OkStatus();
   }

@@ -64,9 +64,32 @@ absl::Status ChangeHandler::HandleBegin(const pgoutput::Begin& begin) {
   current_commit_time_us_ = begin.commit_time_us;
   current_commit_lsn_ = begin.final_lsn;
   skipping_ = AlreadyPublished(begin.final_lsn);
+  events_in_tx_ = events_to_skip_ = 0;
+  if (published_partial_.commit_lsn.IsValid() && begin.final_lsn >= published_partial_.commit_lsn) {
+    if (begin.final_lsn == published_partial_.commit_lsn) {
+      events_to_skip_ = published_partial_.events;
+      log::Info(
+          "the transaction committing at {} was split over Kafka transactions before the "
+          "restart: its first {} outbox events are in Kafka and are not published again",
+          begin.final_lsn.ToString(), events_to_skip_);
+    }
+    published_partial_ = {};
+  }
   const int64_t age_us = clock_.PostgresNowMicros() - begin.commit_time_us;
   metrics_.stages.received.Observe(static_cast<double>(std::max<int64_t>(age_us, 0)) / 1e6);
   return absl::OkStatus();
+}
+
+bool ChangeHandler::EventAlreadyPublished() {
+  if (events_in_tx_ >= events_to_skip_) return false;
+  ++events_in_tx_;
+  ++skipped_rows_;
+  return true;
+}
+
+absl::Status ChangeHandler::CountEvent(absl::Status handled) {
+  if (handled.ok()) ++events_in_tx_;
+  return handled;
 }
 
 bool ChangeHandler::AlreadyPublished(Lsn commit_lsn) {
@@ -119,18 +142,21 @@ absl::Status ChangeHandler::HandleInsert(const pgoutput::Insert& insert, const W
     ++skipped_rows_;
     return absl::OkStatus();
   }
+  if (EventAlreadyPublished()) return absl::OkStatus();
   const RecordOrigin origin = OriginAt(wal.wal_start, insert.relation, wal);
-  return PublishMapped(mapper_.Map(insert, SourceAt(origin.lsn), event_), origin,
-                       [&](std::string_view reason, std::string_view label) {
-                         return DeadLetterRow(insert, origin, reason, label);
-                       });
+  return CountEvent(PublishMapped(mapper_.Map(insert, SourceAt(origin.lsn), event_), origin,
+                                  [&](std::string_view reason, std::string_view label) {
+                                    return DeadLetterRow(insert, origin, reason, label);
+                                  }));
 }
 
 outbox::EventSource ChangeHandler::SourceAt(Lsn lsn) const {
   return {.commit_lsn = current_commit_lsn_,
           .lsn = lsn,
           .xid = current_xid_,
-          .commit_time_us = current_commit_time_us_};
+          .commit_time_us = current_commit_time_us_,
+          .slot = config_.postgres.slot,
+          .ordinal = events_in_tx_};
 }
 
 RecordOrigin ChangeHandler::OriginAt(Lsn lsn, RelationId relation, const WalMessage& wal) {
@@ -168,7 +194,8 @@ absl::Status ChangeHandler::PublishMapped(
   // the same WAL message) or a reason to stop.
   if (absl::IsResourceExhausted(produced)) return produced;
   if (!absl::IsInvalidArgument(produced)) return Blame(FailureSide::kKafka, produced);
-  return dead_letter(MessageOf(produced), kProducerRefused);
+  return dead_letter(MessageOf(produced),
+                     publisher_.RejectedLate(origin) ? kBrokerRejected : kProducerRefused);
 }
 
 absl::Status ChangeHandler::DeadLetterRow(const pgoutput::Insert& insert,

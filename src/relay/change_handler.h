@@ -18,6 +18,7 @@
 #include "outbox/encoder.h"
 #include "outbox/mapper.h"
 #include "pgoutput/messages.h"
+#include "position/position_record.h"
 #include "relay/ack_tracker.h"
 #include "relay/publisher.h"
 #include "relay/record_origin.h"
@@ -44,8 +45,17 @@ class ChangeHandler {
     mapper_.SetNotNullColumns(table, std::move(columns));
   }
   // Transactions whose commit ends at or below `lsn` are in Kafka already (the position
-  // record): a replay passes over them without publishing. Call before the first message.
-  void SkipPublishedUpTo(Lsn lsn) { published_up_to_ = lsn; }
+  // record): a replay passes over them without publishing, and over the first `partial.events`
+  // outbox events of the one split at `partial.commit_lsn`. Call before the first message.
+  void SkipPublishedUpTo(Lsn lsn, position::PartialTransaction partial = {}) {
+    published_up_to_ = lsn;
+    published_partial_ = partial;
+  }
+  // The open transaction's commit LSN (Begin's final_lsn) and how many of its outbox events
+  // were handed to Kafka (published or dead-lettered) so far.
+  position::PartialTransaction OpenTransactionProgress() const {
+    return {.commit_lsn = current_commit_lsn_, .events = events_in_tx_};
+  }
   // Inside a transaction (or a non-transactional message's own unit) whose Commit has not
   // arrived yet.
   bool InTransaction() const { return tracker_.InTransaction(); }
@@ -56,6 +66,11 @@ class ChangeHandler {
   absl::Status HandleBegin(const pgoutput::Begin& begin);
   // Whether the unit that commits at `commit_lsn` is one Kafka already has; counts it.
   bool AlreadyPublished(Lsn commit_lsn);
+  // Whether the next outbox event of the open transaction is one Kafka already has (a split
+  // transaction's published part); counts it. Call once per outbox event not yet counted.
+  bool EventAlreadyPublished();
+  // Counts an outbox event of the open transaction as handed to Kafka when `handled` is OK.
+  absl::Status CountEvent(absl::Status handled);
   // table.op.invalid.behavior for an UPDATE; non-outbox tables count as ignored rows.
   absl::Status HandleUpdate(const pgoutput::Update& update);
   absl::Status HandleInsert(const pgoutput::Insert& insert, const WalMessage& wal);
@@ -102,6 +117,9 @@ class ChangeHandler {
   // Replayed transactions that Kafka already has (SkipPublishedUpTo).
   Lsn published_up_to_;
   bool skipping_ = false;  // The open transaction is one of them.
+  position::PartialTransaction published_partial_;
+  uint64_t events_in_tx_ = 0;    // Outbox events of the open transaction handled so far.
+  uint64_t events_to_skip_ = 0;  // Of the open transaction: its published part, if split.
   uint64_t skipped_transactions_ = 0;
   uint64_t skipped_rows_ = 0;
 };

@@ -28,6 +28,7 @@ absl::Status ChangeHandler::HandleLogicalMessage(const pgoutput::LogicalMessage&
     ++skipped_rows_;
     return absl::OkStatus();
   }
+  if (message.transactional && EventAlreadyPublished()) return absl::OkStatus();
   // A non-transactional message stands alone in the stream: it is its own unit of
   // confirmation. Its pseudo-transaction stays open across a backpressure retry.
   if (!message.transactional && !standalone_message_open_) {
@@ -39,9 +40,10 @@ absl::Status ChangeHandler::HandleLogicalMessage(const pgoutput::LogicalMessage&
     current_xid_ = Xid{0};
     current_commit_time_us_ = 0;
     current_commit_lsn_ = message.lsn;  // Its own position: it commits nothing else.
+    events_in_tx_ = events_to_skip_ = 0;
     standalone_message_open_ = true;
   }
-  absl::Status s = PublishMessage(message, wal);
+  absl::Status s = CountEvent(PublishMessage(message, wal));
   if (standalone_message_open_ && !absl::IsResourceExhausted(s)) {
     // Confirming one past the message's own LSN makes a restart skip it and nothing else.
     tracker_.Commit(Lsn(message.lsn.value() + 1));

@@ -9,19 +9,18 @@
 namespace outboxd::relay {
 
 namespace {
-std::string FencedMessage(std::string_view reason) {
-  return Concat("Kafka fenced the producer (", reason,
-                "): another outboxd instance took over the slot's transactional.id and owns the "
-                "slot now; stopping (exit 8) rather than fencing it back");
+std::string ProducerFenced(std::string_view reason) {
+  return kafka::FencedMessage(Concat("Kafka fenced the producer (", reason, ")"));
 }
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(const ProducerFactory& factory,
                                                              const config::Config& config,
                                                              const Clock& clock,
-                                                             metrics::RelayMetrics& metrics) {
+                                                             metrics::RelayMetrics& metrics,
+                                                             LateRejections* late_rejections) {
   std::unique_ptr<Publisher> publisher(new Publisher(config, clock, metrics));
+  if (publisher->transactional_) publisher->late_rejections_ = late_rejections;
   auto producer = factory(*publisher);
   if (!producer.ok()) return producer.status();
   publisher->producer_ = std::move(*producer);
@@ -57,10 +56,16 @@ void Publisher::Detach(StreamId stream) {
   // Its records in the open transaction must never be committed: its successor replays them.
   // Aborting asks the coordinator, so a producer that another instance fenced learns it here
   // (and stops) instead of taking the transactional.id back with a new producer.
+  // A failed producer is rebuilt, and the rebuilt one's InitTransactions aborts it instead.
   if (transaction_.open) {
-    transaction_.open = false;
     first_live_seq_ = next_record_seq_;  // Reports on the aborted records are ignored.
-    if (auto s = producer_->AbortTransaction(kTransactionCallTimeoutMs); !s.ok()) Fail(s);
+    if (status().ok()) {
+      AbandonTransaction(kAbortedByPostgres);
+      if (auto s = producer_->AbortTransaction(kTransactionCallTimeoutMs); !s.ok()) Fail(s);
+    } else {
+      AbandonTransaction(producer_->fenced() || absl::IsAlreadyExists(failure_) ? kAbortedFenced
+                                                                                : kAbortedByKafka);
+    }
   }
   std::erase_if(dead_letters_,
                 [stream](const DeadLetter& dl) { return dl.origin.stream == stream; });
@@ -77,6 +82,11 @@ bool Publisher::dead_letters_waiting(StreamId stream) const {
 }
 
 absl::Status Publisher::Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin) {
+  if (late_rejections_ != nullptr) {
+    if (const std::string* reason = late_rejections_->RecordRejected(origin.lsn)) {
+      return absl::InvalidArgumentError(*reason);
+    }
+  }
   header_scratch_.assign(event.headers.begin(), event.headers.end());
   absl::Status s = Produce({.topic = event.topic,
                             .key = event.key,
@@ -113,6 +123,13 @@ void Publisher::QueueDeadLetter(DeadLetter dead_letter, std::string_view reason)
 absl::Status Publisher::ProduceDeadLetters() {
   while (!dead_letters_.empty()) {
     DeadLetter& dl = dead_letters_.front();
+    if (late_rejections_ != nullptr && late_rejections_->DeadLetterRejected(dl.origin.lsn) &&
+        dl.DropValue()) {
+      log::Warn(
+          "Kafka rejected the dead letter of the row at WAL {} before; sending it without "
+          "its value",
+          dl.origin.lsn.ToString());
+    }
     absl::Status s = Produce(dl.AsRecord(config_.dead_letter_topic, header_scratch_), dl.origin);
     if (absl::IsResourceExhausted(s)) return absl::OkStatus();
     if (absl::IsInvalidArgument(s) && dl.DropValue()) {
@@ -153,8 +170,10 @@ absl::Status Publisher::Produce(const kafka::Record& record, const RecordOrigin&
   if (!s.ok()) return s;
   const uint64_t bytes =
       (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
-  ++transaction_.records;
-  transaction_.bytes += bytes;
+  if (transactional_) {
+    ++transaction_.records;
+    transaction_.bytes += bytes;
+  }
   const auto now = clock_.SteadyNow();
   metrics_.stages.produced.Observe(std::chrono::duration<double>(now - origin.received).count());
   in_flight_.emplace(seq, InFlight{.origin = origin,
@@ -214,6 +233,15 @@ void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
   switch (failure.verdict) {
     case kafka::ErrorVerdict::kRecordRejected: {
       if (TrackerOf(origin.stream) == nullptr) return;  // Its stream replays it (see Detach).
+      if (late_rejections_ != nullptr && !late_rejections_->DeadLetterRejected(origin.lsn)) {
+        // The transaction needs an abort now: the replay dead-letters the row instead.
+        late_rejections_->Remember(origin.lsn, failure.reason, was_dead_letter);
+        return Fail(absl::UnavailableError(
+            Concat("Kafka rejected the record of the row at WAL ", origin.lsn.ToString(), " for ",
+                   failure.topic, " (", failure.reason,
+                   "); its Kafka transaction is abandoned and the replay sends the row to ",
+                   config_.dead_letter_topic, was_dead_letter ? " without its value" : "")));
+      }
       DeadLetter dl = DeadLetter::FromReport(failure, was_dead_letter, origin);
       // A refused dead-letter record gets one more try without its value.
       if (!was_dead_letter || dl.DropValue()) {
@@ -237,7 +265,7 @@ void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
           Concat("Kafka refused a record for ", failure.topic, " (", failure.reason,
                  "); nothing was lost, the slot stays before it; ", failure.operator_fix)));
     case kafka::ErrorVerdict::kFenced:
-      return Fail(absl::AlreadyExistsError(FencedMessage(failure.reason)));
+      return Fail(absl::AlreadyExistsError(ProducerFenced(failure.reason)));
     case kafka::ErrorVerdict::kAbortTransaction:
       return Fail(
           absl::UnavailableError(Concat("the Kafka transaction must be aborted (", failure.reason,
@@ -257,7 +285,7 @@ void Publisher::Fail(absl::Status status) {
 absl::Status Publisher::status() const {
   if (!failure_.ok()) return failure_;
   if (const auto& fatal = producer_->fatal_error()) {
-    if (producer_->fenced()) return absl::AlreadyExistsError(FencedMessage(*fatal));
+    if (producer_->fenced()) return absl::AlreadyExistsError(ProducerFenced(*fatal));
     return absl::UnavailableError(Concat("Kafka producer failed: ", *fatal));
   }
   // Wrong credentials or TLS settings do not heal by retrying: exit so the operator sees it.

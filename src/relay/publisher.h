@@ -25,6 +25,7 @@
 #include "outbox/mapper.h"
 #include "relay/ack_tracker.h"
 #include "relay/dead_letter.h"
+#include "relay/late_rejections.h"
 #include "relay/producer_factory.h"
 #include "relay/record_origin.h"
 
@@ -40,11 +41,12 @@ class Publisher final : private kafka::DeliveryHandler {
  public:
   // Everything passed by reference must outlive the publisher.
   // A transactional one (config.relay.delivery) runs InitTransactions first, which fences the
-  // previous owner of the transactional.id and aborts what it left open.
-  static absl::StatusOr<std::unique_ptr<Publisher>> Create(const ProducerFactory& factory,
-                                                           const config::Config& config,
-                                                           const Clock& clock,
-                                                           metrics::RelayMetrics& metrics);
+  // previous owner of the transactional.id and aborts what it left open; it remembers in
+  // `late_rejections` (when given) the rows whose records the broker rejected, and
+  // dead-letters them when they come again.
+  static absl::StatusOr<std::unique_ptr<Publisher>> Create(
+      const ProducerFactory& factory, const config::Config& config, const Clock& clock,
+      metrics::RelayMetrics& metrics, LateRejections* late_rejections = nullptr);
 
   // Attaches one stream: records whose origin names the returned id count in `tracker` and
   // their acknowledgements go to it. `tracker` must stay valid until Detach().
@@ -56,9 +58,13 @@ class Publisher final : private kafka::DeliveryHandler {
 
   // Hands `event` to Kafka as a record of the open transaction of origin.stream, counting it in
   // that stream's tracker. ResourceExhausted: Kafka's queue is full, call again later with the
-  // same event. InvalidArgument: the producer refuses this record (dead-letter the row).
-  // Anything else ends the run.
+  // same event. InvalidArgument: the producer refuses this record (dead-letter the row), or
+  // the broker rejected it before (RejectedLate). Anything else ends the run.
   absl::Status Publish(const outbox::OutboxEvent& event, const RecordOrigin& origin);
+  // The broker rejected the record of this row in an abandoned transaction (exactly_once).
+  bool RejectedLate(const RecordOrigin& origin) const {
+    return late_rejections_ != nullptr && late_rejections_->RecordRejected(origin.lsn) != nullptr;
+  }
   // Hands a record of outboxd's own state (the position record) to Kafka: it belongs to no
   // stream's transaction, and a failed delivery is logged, never dead-lettered or replayed.
   // ResourceExhausted: Kafka's queue is full, try again later.
@@ -89,6 +95,9 @@ class Publisher final : private kafka::DeliveryHandler {
   // The open transaction reached transaction_max_events or _bytes, or is open since `due_at()`.
   bool TransactionDue() const;
   std::chrono::steady_clock::time_point transaction_due_at() const;
+  // The open transaction is open since transaction_split_ms: commit it even inside a Postgres
+  // transaction, before the broker's transaction.timeout.ms aborts it.
+  bool TransactionMustSplit() const;
   // A record of outboxd's own state: the position record.
   struct ControlRecord {
     const std::string& topic;
@@ -133,6 +142,12 @@ class Publisher final : private kafka::DeliveryHandler {
   static constexpr int kTransactionCallTimeoutMs = 30'000;
   // Begins a Kafka transaction unless one is open (transactional publishers only).
   absl::Status EnsureTransaction();
+  // The open transaction will never commit; counts it under `cause`.
+  void AbandonTransaction(std::string_view cause);
+  // outboxd_kafka_transactions_aborted_total's causes.
+  static constexpr std::string_view kAbortedByPostgres = "postgres";
+  static constexpr std::string_view kAbortedByKafka = "kafka";
+  static constexpr std::string_view kAbortedFenced = "fenced";
 
   // The tracker of an attached stream; nullptr once it detached.
   AckTracker* TrackerOf(StreamId stream) const;
@@ -154,6 +169,7 @@ class Publisher final : private kafka::DeliveryHandler {
   uint64_t first_live_seq_ = 0;  // Records before it belong to an aborted transaction.
   absl::Status failure_;         // First delivery failure that ends the session.
   const bool transactional_;
+  LateRejections* late_rejections_ = nullptr;  // exactly_once only; outlives the publisher.
   struct OpenTransaction {
     bool open = false;
     uint64_t records = 0;

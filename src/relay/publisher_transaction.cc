@@ -17,11 +17,22 @@ absl::Status Publisher::EnsureTransaction() {
   return absl::OkStatus();
 }
 
+void Publisher::AbandonTransaction(std::string_view cause) {
+  transaction_.open = false;
+  metrics_.kafka_transactions_aborted.With(cause).Add();
+}
+
 bool Publisher::TransactionDue() const {
   return transaction_.open &&
          (transaction_.records >= static_cast<uint64_t>(relay_config_.transaction_max_events) ||
           transaction_.bytes >= static_cast<uint64_t>(relay_config_.transaction_max_bytes) ||
           clock_.SteadyNow() >= transaction_due_at());
+}
+
+bool Publisher::TransactionMustSplit() const {
+  return transaction_.open &&
+         clock_.SteadyNow() >=
+             transaction_.begun + std::chrono::milliseconds(relay_config_.transaction_split_ms);
 }
 
 std::chrono::steady_clock::time_point Publisher::transaction_due_at() const {
@@ -48,7 +59,8 @@ absl::Status Publisher::CommitTransaction(const std::optional<ControlRecord>& po
   if (!s.ok()) {
     if (absl::IsResourceExhausted(s)) s = absl::UnavailableError(s.message());
     Fail(s);
-    transaction_.open = false;  // The rebuilt producer's InitTransactions aborts it.
+    // The rebuilt producer's InitTransactions aborts it.
+    AbandonTransaction(absl::IsAlreadyExists(s) ? kAbortedFenced : kAbortedByKafka);
     return s;
   }
   metrics_.kafka_transactions.Add();

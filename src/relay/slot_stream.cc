@@ -51,7 +51,10 @@ absl::Status SlotStream::Connect() {
   if (!channel.ok()) return channel.status();
   // The connect checked the server against the position record: a replay from the slot's
   // confirmed LSN skips what the record says Kafka has.
-  if (ctx_.positions != nullptr) changes_.SkipPublishedUpTo(ctx_.positions->published_up_to());
+  if (ctx_.positions != nullptr) {
+    changes_.SkipPublishedUpTo(ctx_.positions->published_up_to(),
+                               ctx_.positions->published_partial());
+  }
   const ConfirmSource& confirm_source =
       publisher_.transactional() ? static_cast<const ConfirmSource&>(committed_) : tracker_;
   session_ = std::make_unique<ReplicationSession>(
@@ -70,19 +73,42 @@ absl::Status SlotStream::Prepare() {
 }
 
 absl::Status SlotStream::CommitIfDue() {
-  if (!publisher_.TransactionDue() || changes_.InTransaction() ||
-      publisher_.dead_letters_waiting(id_)) {
+  if (publisher_.dead_letters_waiting(id_)) return absl::OkStatus();
+  if (!changes_.InTransaction()) {
+    return publisher_.TransactionDue() ? CommitTransaction() : absl::OkStatus();
+  }
+  // Too long for one Kafka transaction: commit the part handed to Kafka so far, with a
+  // position record that says how much of it is there.
+  const position::PartialTransaction progress = changes_.OpenTransactionProgress();
+  if (!publisher_.TransactionMustSplit() || progress.events == 0 || ctx_.positions == nullptr) {
     return absl::OkStatus();
   }
-  return CommitTransaction();
+  if (!split_logged_) {
+    log::Info(
+        "splitting the Postgres transaction committing at {} over several Kafka transactions: "
+        "its records have kept one open for [relay] transaction_split_ms = {} ms; a "
+        "read_committed consumer sees its events in parts from now on",
+        progress.commit_lsn.ToString(), ctx_.config.relay.transaction_split_ms);
+    split_logged_ = true;
+  }
+  return Commit(progress);
 }
 
 absl::Status SlotStream::CommitTransaction() {
-  if (!publisher_.transaction_open() || changes_.InTransaction()) return absl::OkStatus();
+  if (changes_.InTransaction()) return absl::OkStatus();
+  split_logged_ = false;
+  return Commit({});
+}
+
+absl::Status SlotStream::Commit(position::PartialTransaction partial) {
+  if (!publisher_.transaction_open()) return absl::OkStatus();
   const Lsn lsn = tracker_.last_commit_lsn();
   std::optional<position::PositionRecord> record;
   if (ctx_.positions != nullptr) {
-    record = ctx_.positions->Next(lsn);
+    // Inside a split transaction Kafka has every transaction whose commit starts before it,
+    // even when none ended since the slot was created.
+    record = ctx_.positions->Next(
+        partial.commit_lsn.IsValid() ? std::max(lsn, partial.commit_lsn) : lsn, partial);
     // Without its position record a transaction could be published again after a crash.
     if (!record) {
       return Blame(FailureSide::kKafka,

@@ -84,8 +84,12 @@ class SlotStream {
   // most once per interval.
   void WritePositionIfDue(std::chrono::steady_clock::time_point now);
   void WritePosition();
-  // exactly_once: CommitTransaction once the open one is due at a Postgres commit.
+  // exactly_once: CommitTransaction once the open one is due at a Postgres commit, or Commit
+  // inside a Postgres transaction that kept it open for transaction_split_ms.
   absl::Status CommitIfDue();
+  // Commits the open Kafka transaction with the position record of the newest Commit read and
+  // `partial`, the part of the open Postgres transaction it holds when split there.
+  absl::Status Commit(position::PartialTransaction partial);
 
   RelayContext& ctx_;
   Publisher& publisher_;
@@ -97,6 +101,7 @@ class SlotStream {
   std::unique_ptr<ReplicationSession> session_;
   std::optional<WalMessage> blocked_;  // Message waiting for room in Kafka's queue.
   bool finishing_ = false;             // See FinishOpenTransaction().
+  bool split_logged_ = false;          // For the open Postgres transaction.
   std::chrono::steady_clock::time_point next_progress_;
   uint64_t progress_published_ = 0;  // Events published at the last progress line.
   std::chrono::steady_clock::time_point next_position_;

@@ -42,9 +42,11 @@ absl::Status RunRelay(RelayContext& ctx) {
   // The output format, chosen once and shared by every slot's stream.
   const std::unique_ptr<const outbox::Encoder> encoder = outbox::CreateEncoder(ctx.config.outbox);
   Backoff backoff;
+  LateRejections late_rejections;  // Outlives each producer's publisher.
   while (true) {
     const auto started = ctx.clock.SteadyNow();
-    auto publisher = Publisher::Create(ctx.connectors.producer, ctx.config, ctx.clock, ctx.metrics);
+    auto publisher = Publisher::Create(ctx.connectors.producer, ctx.config, ctx.clock, ctx.metrics,
+                                       &late_rejections);
     // The transaction that InitTransactions just settled may have committed after all.
     if (publisher.ok() && (*publisher)->transactional() && ctx.positions != nullptr) {
       ctx.positions->Reload();

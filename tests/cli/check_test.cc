@@ -216,5 +216,27 @@ TEST_F(CheckTest, FixedTopicIsChecked) {
               HasSubstr("exists, 2 partition(s)"));
 }
 
+TEST_F(CheckTest, ExactlyOnceChecksTheBrokersTransactionSettings) {
+  config().delivery = "exactly_once";
+  const CliResult result = Check(ConfigText());
+  EXPECT_EQ(result.exit_code, 0) << result.out;
+  // The test broker: one node, replication factor 1, no authorizer.
+  EXPECT_THAT(LineStartingWith(result.out, "PASS kafka transactions:"),
+              AllOf(HasSubstr("replication.factor 1 on 1 broker(s)"),
+                    HasSubstr("transaction.timeout.ms 60000 within the broker's 900000")));
+  EXPECT_THAT(LineStartingWith(result.out, "PASS kafka transactional id outboxd-"),
+              HasSubstr("no authorizer"));
+
+  // A producer timeout the broker refuses would fail init_transactions.
+  config().kafka_properties["transaction.timeout.ms"] = "1000000";
+  const CliResult too_long = Check(ConfigText());
+  EXPECT_EQ(too_long.exit_code, faults::kExitServerSetup);
+  EXPECT_THAT(LineStartingWith(too_long.out, "FAIL kafka transactions:"),
+              HasSubstr("exceeds the broker's transaction.max.timeout.ms 900000"));
+  // At least once checks nothing of it.
+  config().delivery.clear();
+  EXPECT_THAT(LineStartingWith(Check(ConfigText()).out, "PASS kafka transactions"), IsEmpty());
+}
+
 }  // namespace
 }  // namespace outboxd::cli

@@ -63,12 +63,7 @@ class FailoverTest : public FaultsTest, public ::testing::WithParamInterface<con
   }
 
   it::LoadSpec Spec(uint64_t seed) {
-    it::LoadSpec spec = NewLoadSpec(/*writers=*/2);
-    spec.aggregates = 10;
-    spec.max_rows_per_tx = 5;
-    spec.rollback_one_in = 0;
-    spec.rows_per_writer = -1;
-    spec.pause_between_tx = absl::Milliseconds(5);
+    it::LoadSpec spec = NewSteadyLoadSpec(/*writers=*/2, /*aggregates=*/10);
     spec.seed = seed;
     return spec;
   }

@@ -25,12 +25,7 @@ TEST_F(SchemaChangeTest, AlterTableWhileWritersInsert) {
   IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd,
                           LaunchStreaming(ConfigText({}, {"validate_json = true"})));
 
-  it::LoadSpec spec = NewLoadSpec(/*writers=*/3);
-  spec.aggregates = 15;
-  spec.max_rows_per_tx = 5;
-  spec.rollback_one_in = 0;
-  spec.rows_per_writer = -1;
-  spec.pause_between_tx = absl::Milliseconds(5);
+  it::LoadSpec spec = NewSteadyLoadSpec(/*writers=*/3, /*aggregates=*/15);
   const std::vector<std::string> topics = LoadTopics();
 
   std::vector<it::WriterResult> results;

@@ -35,12 +35,7 @@ TEST_F(StandbyTest, SecondInstanceWaitsAndTakesOverAfterKill9) {
   EXPECT_TRUE(standby->Running()) << Tail(*standby);
   EXPECT_GT(it::CountLinesContaining(standby->log_path(), "WARN"), 0) << Tail(*standby);
 
-  it::LoadSpec spec = NewLoadSpec(/*writers=*/2);
-  spec.aggregates = 10;
-  spec.max_rows_per_tx = 5;
-  spec.rollback_one_in = 0;
-  spec.rows_per_writer = -1;
-  spec.pause_between_tx = absl::Milliseconds(5);
+  it::LoadSpec spec = NewSteadyLoadSpec(/*writers=*/2, /*aggregates=*/10);
   const std::vector<std::string> topics = LoadTopics();
 
   std::vector<it::WriterResult> results;
@@ -79,12 +74,7 @@ TEST_F(StandbyTest, ExactlyOnceAPausedPrimaryIsFencedByTheStandbyAndExits8) {
   config().delivery = "exactly_once";
   const std::string config_text = ConfigText();
   IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * primary, LaunchStreaming(config_text));
-  it::LoadSpec spec = NewLoadSpec(/*writers=*/2);
-  spec.aggregates = 10;
-  spec.max_rows_per_tx = 5;
-  spec.rollback_one_in = 0;
-  spec.rows_per_writer = -1;
-  spec.pause_between_tx = absl::Milliseconds(5);
+  it::LoadSpec spec = NewSteadyLoadSpec(/*writers=*/2, /*aggregates=*/10);
   const std::vector<std::string> topics = LoadTopics();
   std::vector<it::WriterResult> results;
   it::OutboxdProcess* standby = nullptr;

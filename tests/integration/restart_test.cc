@@ -7,14 +7,17 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "harness/delivery_check.h"
 #include "harness/fixture.h"
 #include "harness/kafka_consumer.h"
+#include "harness/log_tail.h"
 #include "harness/outbox_writer.h"
 #include "harness/slot.h"
+#include "harness/status_client.h"
 #include "harness/status_macros.h"
 #include "harness/wait.h"
 #include "harness/writer_pool.h"
@@ -130,6 +133,70 @@ TEST_F(RestartTest, ExactlyOnceKill9MidStreamThenRestartRepeatsNothing) {
   ExpectNoLossNoReorder(report);
   EXPECT_EQ(report.duplicates, 0u) << report.Summary();
   std::cout << "[restart] exactly_once kill -9: " << report.Summary() << "\n";
+}
+
+// delivery = "exactly_once" with a Postgres transaction too long for one Kafka transaction: it
+// is split over several, each with a position record naming how many of its events it holds,
+// so a kill -9 in the middle resumes after them and repeats nothing.
+TEST_F(RestartTest, ExactlyOnceKill9InsideASplitTransactionRepeatsNothing) {
+  config().delivery = "exactly_once";
+  config().relay_lines = {"transaction_split_ms = 20"};
+  IT_ASSERT_OK_AND_ASSIGN(const int port, FreeLocalPort());
+  config().http_listen = absl::StrCat("127.0.0.1:", port);
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
+
+  constexpr int kRows = 200'000;
+  constexpr int kRowsPerInsert = 10'000;  // Postgres takes at most 65535 parameters.
+  std::vector<ExpectedEvent> expected;
+  IT_ASSERT_OK(pg().Exec("BEGIN"));
+  for (int start = 0; start < kRows; start += kRowsPerInsert) {
+    std::vector<OutboxRow> rows;
+    for (int i = start; i < start + kRowsPerInsert; ++i) {
+      rows.push_back({AggregateType(i % 5), AggregateId(i % 50), "Created",
+                      absl::StrCat("{\"seq\": ", i, "}")});
+    }
+    IT_ASSERT_OK_AND_ASSIGN(std::vector<ExpectedEvent> events,
+                            InsertOutboxRows(pg(), table(), topic_prefix(), rows));
+    for (ExpectedEvent& e : events) expected.push_back(std::move(e));
+  }
+  IT_ASSERT_OK(pg().Exec("COMMIT"));
+  const std::vector<std::string> topics = LoadTopics();
+
+  // Killed once the first two parts are committed, long before the 200,000 rows are.
+  const auto committed_parts = [&] {
+    absl::StatusOr<HttpAnswer> page = HttpGet(port, "/metrics");
+    if (!page.ok()) return 0.0;
+    absl::StatusOr<std::map<std::string, double>> samples = ParseSamples(page->body);
+    if (!samples.ok()) return 0.0;
+    auto it = samples->find("outboxd_kafka_transactions_committed_total");
+    return it == samples->end() ? 0.0 : it->second;
+  };
+  ASSERT_TRUE(
+      WaitUntil([&] { return committed_parts() >= 2; }, absl::Seconds(60), absl::Milliseconds(2)))
+      << Tail(*first);
+  first->Kill();
+  ASSERT_GT(CountLinesContaining(first->log_path(), "splitting"), 0) << Tail(*first);
+
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * second, StartOutboxd());
+  IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg(), slot());
+        return c.ok() && c->has_value() && **c >= end;
+      },
+      absl::Seconds(120), absl::Milliseconds(50)))
+      << Tail(*second);
+  IT_ASSERT_OK_AND_ASSIGN(
+      std::vector<KafkaRecord> records,
+      ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(60)}));
+  const DeliveryReport report = CheckDelivery(expected, records, {});
+  ExpectNoLossNoReorder(report);
+  EXPECT_EQ(report.duplicates, 0u) << report.Summary() << "\n" << Tail(*second);
+  // The restart resumed inside the transaction (a kill after its end would prove nothing).
+  EXPECT_EQ(CountLinesContaining(second->log_path(), "outbox events are in Kafka and are not"), 1)
+      << Tail(*second);
+  std::cout << "[restart] exactly_once kill -9 inside a split transaction: " << report.Summary()
+            << "\n";
 }
 
 // A Postgres crash moves a slot back to its last checkpoint: the slot then sends again what

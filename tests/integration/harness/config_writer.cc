@@ -54,8 +54,12 @@ std::string RenderConfig(const OutboxdConfig& config) {
   for (const auto& [key, value] : config.kafka_properties) {
     absl::StrAppend(&out, TomlString(key), " = ", TomlString(value), "\n");
   }
-  if (!config.delivery.empty()) {
-    absl::StrAppend(&out, "\n[relay]\ndelivery = ", TomlString(config.delivery), "\n");
+  if (!config.delivery.empty() || !config.relay_lines.empty()) {
+    absl::StrAppend(&out, "\n[relay]\n");
+    if (!config.delivery.empty()) {
+      absl::StrAppend(&out, "delivery = ", TomlString(config.delivery), "\n");
+    }
+    for (const std::string& line : config.relay_lines) absl::StrAppend(&out, line, "\n");
   }
   // [outbox] stays last but for [http]: fixtures append [outbox] keys to the rendered text.
   absl::StrAppend(&out, "\n[outbox]\n", "topic = ", TomlString(config.topic_pattern), "\n");

@@ -22,11 +22,12 @@ struct OutboxdConfig {
   std::string dead_letter_topic;                        // [outbox]; empty = outboxd's default
   std::string format;                                   // [outbox]; empty = "raw" (the default)
   std::string http_listen;                              // [http] listen; empty = no section
-  std::string delivery;  // [relay] delivery; empty = the default (at_least_once)
+  std::string delivery;                    // [relay] delivery; empty = the default (at_least_once)
+  std::vector<std::string> relay_lines{};  // more [relay] lines, e.g. "transaction_split_ms = 50"
 };
 
 // The file's text: [postgres], [kafka] and [outbox] tables, [http] when http_listen is set,
-// [relay] when delivery is.
+// [relay] when delivery or relay_lines is set.
 std::string RenderConfig(const OutboxdConfig& config);
 
 // Writes RenderConfig(config) to `path` (replacing it).

@@ -101,6 +101,16 @@ LoadSpec OutboxdTest::NewLoadSpec(int writers) const {
   return spec;
 }
 
+LoadSpec OutboxdTest::NewSteadyLoadSpec(int writers, int aggregates) const {
+  LoadSpec spec = NewLoadSpec(writers);
+  spec.aggregates = aggregates;
+  spec.max_rows_per_tx = 5;
+  spec.rollback_one_in = 0;
+  spec.rows_per_writer = -1;  // until stopped
+  spec.pause_between_tx = absl::Milliseconds(5);
+  return spec;
+}
+
 std::vector<std::string> OutboxdTest::LoadTopics() {
   std::vector<std::string> topics;
   for (int i = 0; i < 5; ++i) topics.push_back(Topic(AggregateType(i)));

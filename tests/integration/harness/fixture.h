@@ -46,6 +46,9 @@ class OutboxdTest : public ::testing::Test {
   // A load over this test's table and topic prefix by `writers` writers; the other fields keep
   // LoadSpec's defaults for the caller to set.
   LoadSpec NewLoadSpec(int writers) const;
+  // The fault tests' steady load: `writers` write until stopped over `aggregates` aggregates,
+  // transactions of up to 5 rows 5 ms apart, none rolled back.
+  LoadSpec NewSteadyLoadSpec(int writers, int aggregates) const;
   // Topic() of each aggregate type a load writes (AggregateType(0) to AggregateType(4)).
   std::vector<std::string> LoadTopics();
   // Registers an extra table (unqualified) to drop at the end.

@@ -1,6 +1,6 @@
 // ClassifyTransactionError on errors as librdkafka's transactional API really returns them
 // (with their fatal / abortable flags), from a transactional producer on the mock cluster with
-// broker errors injected. Nothing in outboxd produces transactionally yet; exactly-once will.
+// broker errors injected.
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -14,7 +14,8 @@
 namespace outboxd::kafka {
 namespace {
 
-constexpr int16_t kAddPartitionsToTxn = 24;  // Kafka API key.
+constexpr int16_t kAddPartitionsToTxn = 24;  // Kafka API keys.
+constexpr int16_t kEndTxn = 26;
 
 class TransactionErrorTest : public ::testing::Test {
  protected:
@@ -81,6 +82,24 @@ TEST_F(TransactionErrorTest, AnOldBrokersFencingIsFencedToo) {
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(ClassifyTransactionError(error.get()), ErrorVerdict::kFenced)
       << rd_kafka_error_name(error.get()) << " fatal=" << rd_kafka_error_is_fatal(error.get());
+}
+
+TEST_F(TransactionErrorTest, ATimedOutCommitRebuildsTheProducerInsteadOfRetrying) {
+  // The coordinator answers EndTxn after the commit's timeout. librdkafka calls that retriable,
+  // but without KIP-890 (librdkafka issue 5423) a retried commit is ambiguous: the relay
+  // replays from the confirmed LSN with a new producer, whose init aborts or completes it.
+  rd_kafka_mock_broker_push_request_error_rtts(cluster_, 1, kEndTxn, 1, RD_KAFKA_RESP_ERR_NO_ERROR,
+                                               3'000);
+  Owned<rd_kafka_error_t> begun(rd_kafka_begin_transaction(producer_.get()));
+  ASSERT_EQ(begun, nullptr);
+  rd_kafka_producev(producer_.get(), RD_KAFKA_V_TOPIC(topic_.c_str()), RD_KAFKA_V_KEY("k", 1),
+                    RD_KAFKA_V_VALUE(const_cast<char*>("v"), 1), RD_KAFKA_V_END);
+  Owned<rd_kafka_error_t> error(rd_kafka_commit_transaction(producer_.get(), 500));
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(rd_kafka_error_code(error.get()), RD_KAFKA_RESP_ERR__TIMED_OUT)
+      << rd_kafka_error_string(error.get());
+  EXPECT_TRUE(rd_kafka_error_is_retriable(error.get()));
+  EXPECT_EQ(ClassifyTransactionError(error.get()), ErrorVerdict::kReplay);
 }
 
 }  // namespace

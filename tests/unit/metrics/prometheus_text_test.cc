@@ -63,6 +63,7 @@ TEST(RenderPrometheus, ExportsTheWholeCatalogueUnderItsNames) {
       {"outboxd_replayed_transactions_skipped_total", "counter"},
       {"outboxd_kafka_transactions_committed_total", "counter"},
       {"outboxd_kafka_transaction_records_total", "counter"},
+      {"outboxd_kafka_transactions_aborted_total", "counter"},
       {"outboxd_kafka_transaction_commit_seconds", "histogram"},
       {"outboxd_rows_ignored_total", "counter"},
       {"outboxd_empty_key_events_total", "counter"},
@@ -166,7 +167,7 @@ TEST(RenderPrometheus, FollowsTheExpositionFormatRules) {
       }
     }
   }
-  EXPECT_EQ(declared.size(), 27u);
+  EXPECT_EQ(declared.size(), 28u);
 }
 
 TEST(RenderPrometheus, LabelValueWithNewlineStaysOnOneLine) {

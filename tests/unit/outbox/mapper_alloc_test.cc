@@ -102,10 +102,11 @@ TEST_F(MapperAllocTest, WarmJsonValidationDoesNotAllocate) {
 
 TEST_F(MapperAllocTest, WarmJsonConvertersDoNotAllocate) {
   // The most work per row: schema wrappers, an envelope, base64 of a bytea payload, extended
-  // headers and a routing regex that runs RE2.
+  // and position headers and a routing regex that runs RE2.
   cfg_.key_converter = cfg_.value_converter = config::Converter::kJsonWithSchema;
   cfg_.additional_placement = {{"type", "eventType", config::Placement::kEnvelope}};
   cfg_.extended_headers = true;
+  cfg_.position_headers = true;
   cfg_.logical_name = "app";
   cfg_.topic_regex = "(?<kind>[A-Za-z]+)";
   cfg_.topic = "events.${kind}";
@@ -123,7 +124,7 @@ TEST_F(MapperAllocTest, WarmJsonConvertersDoNotAllocate) {
   AllocationsToMap(rows[1]);  // The two value buffers swap roles: both are warm after two rows.
   EXPECT_EQ(AllocationsToMap(rows[2]), 0);
   EXPECT_EQ(event_.topic, "events.Order");
-  EXPECT_EQ(event_.headers.size(), 5u);
+  EXPECT_EQ(event_.headers.size(), 8u);
 }
 
 }  // namespace

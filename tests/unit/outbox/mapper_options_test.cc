@@ -73,6 +73,30 @@ TEST_F(MapperOptionsTest, ExtendedHeadersComeFirstInDebeziumsOrder) {
                           Header{"__debezium.context.runId", "run-1"}, Header{"id", "1"}));
 }
 
+TEST_F(MapperOptionsTest, PositionHeadersNameSlotCommitLsnAndOrdinal) {
+  cfg_.position_headers = true;
+  Start();
+  source_ = {.commit_lsn = Lsn(0x1'0000ABCD),
+             .lsn = Lsn(0x1'0000AB00),
+             .xid = Xid{5},
+             .slot = "outboxd",
+             .ordinal = 41};
+  ASSERT_TRUE(MapRow(Row("1", "Order", "o-1", "{}")).ok());
+  EXPECT_THAT(event_.headers,
+              ElementsAre(Header{"id", "1"}, Header{"outboxd.slot", "outboxd"},
+                          Header{"outboxd.commit_lsn", "1/ABCD"}, Header{"outboxd.ordinal", "41"}));
+  // The largest values fit the event's buffer.
+  source_ = {.commit_lsn = Lsn(~uint64_t{0}),
+             .lsn = Lsn(~uint64_t{0}),
+             .xid = Xid{5},
+             .slot = "s",
+             .ordinal = ~uint64_t{0}};
+  ASSERT_TRUE(MapRow(Row("2", "Order", "o-1", "{}")).ok());
+  EXPECT_THAT(event_.headers, ElementsAre(Header{"id", "2"}, Header{"outboxd.slot", "s"},
+                                          Header{"outboxd.commit_lsn", "FFFFFFFF/FFFFFFFF"},
+                                          Header{"outboxd.ordinal", "18446744073709551615"}));
+}
+
 TEST(ProcessRunIdTest, StableVersion7Uuid) {
   const std::string id = ProcessRunId();
   EXPECT_EQ(id, ProcessRunId());

@@ -24,6 +24,7 @@ config::Config TestConfig() {
   config::Config config;
   config.postgres.tables = {{"public", "outbox"}};
   config.postgres.message_prefixes = {"outbox"};
+  config.outbox.position_headers = true;
   return config;
 }
 
@@ -51,26 +52,29 @@ class ChangeHandlerReplayTest : public ::testing::Test {
     return handler_->Handle(wal);
   }
   // One transaction whose commit record starts at `commit` and ends 0x10 later, with `rows`
-  // outbox rows whose aggregate ids name the transaction.
-  void Transaction(uint64_t commit, int rows) {
+  // outbox rows whose aggregate ids name the transaction; without its Commit unless `commit_it`.
+  void Transaction(uint64_t commit, int rows, bool commit_it = true) {
     ASSERT_TRUE(
         Feed(Lsn(commit - 0x100), outboxd::testing::EncodeBegin(Lsn(commit), kCommitTime, Xid{9}))
             .ok());
     ASSERT_TRUE(
         Feed(Lsn(commit - 0xf0), outboxd::testing::EncodeRelation(kOutbox, "public", "outbox", 'd',
-                                                                  {{0, "aggregatetype", kText, -1},
+                                                                  {{0, "id", kText, -1},
+                                                                   {0, "aggregatetype", kText, -1},
                                                                    {0, "aggregateid", kText, -1},
                                                                    {0, "type", kText, -1},
                                                                    {0, "payload", kText, -1}}))
             .ok());
     for (int i = 0; i < rows; ++i) {
-      ASSERT_TRUE(Feed(Lsn(commit - 0x80 + i),
-                       outboxd::testing::EncodeInsert(
-                           kOutbox, outboxd::testing::EncodeTupleData(
-                                        std::vector<std::optional<std::string>>{
-                                            "Order", std::to_string(commit), "Created", "{}"})))
-                      .ok());
+      ASSERT_TRUE(
+          Feed(Lsn(commit - 0x80 + i),
+               outboxd::testing::EncodeInsert(
+                   kOutbox,
+                   outboxd::testing::EncodeTupleData(std::vector<std::optional<std::string>>{
+                       std::to_string(i), "Order", std::to_string(commit), "Created", "{}"})))
+              .ok());
     }
+    if (!commit_it) return;
     ASSERT_TRUE(Feed(Lsn(commit),
                      outboxd::testing::EncodeCommit(Lsn(commit), Lsn(commit + 0x10), kCommitTime))
                     .ok());
@@ -104,6 +108,35 @@ TEST_F(ChangeHandlerReplayTest, TransactionsEndingAtOrBelowThePositionRecordAreN
   EXPECT_EQ(metrics_.replayed_transactions_skipped.value(), 2u);
   // The skipped transactions still move the confirmable position.
   EXPECT_EQ(metrics_.transactions.value(), 3u);
+}
+
+TEST_F(ChangeHandlerReplayTest, ASplitTransactionResumesAfterItsPublishedEvents) {
+  // exactly_once committed the first 3 events of the transaction committing at 0x2000 before
+  // a crash; everything before it was complete.
+  handler_->SkipPublishedUpTo(Lsn(0x1010), {.commit_lsn = Lsn(0x2000), .events = 3});
+  Transaction(0x1000, 2);  // Skipped whole.
+  Transaction(0x2000, 5);  // Its last 2 events only.
+  Transaction(0x3000, 1);  // In full.
+  EXPECT_EQ(ProducedKeys(),
+            (std::vector<std::string>{std::to_string(0x2000), std::to_string(0x2000),
+                                      std::to_string(0x3000)}));
+  // The ordinals the position headers carry are the ones the position record counts.
+  ASSERT_EQ(produced_.size(), 3u);
+  EXPECT_EQ(produced_[0].headers["outboxd.commit_lsn"], "0/2000");
+  EXPECT_EQ(produced_[0].headers["outboxd.ordinal"], "3");
+  EXPECT_EQ(produced_[1].headers["outboxd.ordinal"], "4");
+  EXPECT_EQ(produced_[2].headers["outboxd.commit_lsn"], "0/3000");
+  EXPECT_EQ(produced_[2].headers["outboxd.ordinal"], "0");
+  EXPECT_EQ(produced_[2].headers["outboxd.slot"], config_.postgres.slot);
+}
+
+TEST_F(ChangeHandlerReplayTest, TheOpenTransactionsProgressCountsEveryEventHandedToKafka) {
+  handler_->SkipPublishedUpTo(Lsn(0x1010), {.commit_lsn = Lsn(0x2000), .events = 2});
+  Transaction(0x2000, 5, /*commit_it=*/false);
+  // The 2 skipped count: a split now records 5, and a restart skips all of them.
+  EXPECT_EQ(handler_->OpenTransactionProgress(),
+            (position::PartialTransaction{.commit_lsn = Lsn(0x2000), .events = 5}));
+  EXPECT_EQ(produced_.size(), 3u);
 }
 
 TEST_F(ChangeHandlerReplayTest, WithoutARecordEveryTransactionIsPublished) {

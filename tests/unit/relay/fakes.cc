@@ -72,10 +72,15 @@ absl::Status FakeProducer::Produce(const kafka::Record& record, uint64_t tag) {
   if (topics_[record.topic].refuse_at_produce) {
     return absl::InvalidArgumentError("fake: Kafka refuses records for " + record.topic);
   }
+  std::map<std::string, std::string> headers;
+  for (const Header& h : record.headers) {
+    headers[std::string(h.name)] = h.value ? std::string(*h.value) : "<null>";
+  }
   log_.push_back({.topic = record.topic,
                   .key = record.key ? std::optional<std::string>(*record.key) : std::nullopt,
                   .value = record.value ? std::optional<std::string>(*record.value) : std::nullopt,
-                  .tag = tag});
+                  .tag = tag,
+                  .headers = std::move(headers)});
   unreported_.push_back(log_.size() - 1);
   ready_.Set(acks_enabled_);
   return absl::OkStatus();
@@ -90,6 +95,8 @@ void FakeProducer::Report() {
       handler_.OnDelivered(r.tag);
       continue;
     }
+    // Like librdkafka: a failed delivery leaves the open transaction needing an abort.
+    if (transactions_ != nullptr) transaction_failed_ = true;
     kafka::DeliveryFailure f{.verdict = *b.fail_delivery,
                              .code = "FAKE_ERROR",
                              .reason = "FAKE_ERROR: injected by the test",
@@ -120,6 +127,7 @@ absl::Status FakeProducer::InitTransactions(int /*timeout_ms*/) {
 absl::Status FakeProducer::BeginTransaction() {
   if (transactions_ == nullptr) return absl::FailedPreconditionError("fake: not transactional");
   ++transactions_->begins;
+  transaction_failed_ = false;
   return absl::OkStatus();
 }
 
@@ -128,6 +136,9 @@ absl::Status FakeProducer::CommitTransaction(int timeout_ms) {
   // Like librdkafka: flush first, serving the delivery reports.
   if (!Flush(timeout_ms)) return absl::UnavailableError("fake: commit timed out");
   if (transactions_->fail_commits) return absl::UnavailableError("fake: the commit failed");
+  if (transaction_failed_) {
+    return absl::UnavailableError("fake: a record failed, the transaction must be aborted");
+  }
   transactions_->commits.push_back(log_.size());
   return absl::OkStatus();
 }

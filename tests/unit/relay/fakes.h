@@ -93,6 +93,7 @@ struct ProducedRecord {
   std::optional<std::string> key;
   std::optional<std::string> value;
   uint64_t tag;
+  std::map<std::string, std::string> headers{};  // Name -> value ("<null>" for a null one).
 };
 
 // What the test wants Kafka to answer for records of one topic.
@@ -146,6 +147,7 @@ class FakeProducer final : public kafka::Producer {
   std::deque<size_t> unreported_;  // Indexes into log_.
   Signal ready_;
   std::optional<std::string> none_;
+  bool transaction_failed_ = false;  // A record of the open transaction failed.
 };
 
 }  // namespace outboxd::relay::testing

@@ -58,6 +58,7 @@ class RelayRunTest : public ::testing::Test {
         [this]() -> absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> {
       ++channel_log_.opened;
       if (heal_on_reopen_ && channel_log_.opened > 1) channel_log_.fail_sends_after = -1;
+      if (replay_on_reopen_ && channel_log_.opened > 1) frames_ = *replay_on_reopen_;
       auto channel = std::make_unique<FakeChannel>(frames_, channel_log_);
       channel_ = channel.get();
       return std::unique_ptr<pg::ReplicationChannel>(std::move(channel));
@@ -125,6 +126,8 @@ class RelayRunTest : public ::testing::Test {
   bool stop_fd_readable_ = false;
   bool fail_after_stop_ = false;
   bool heal_on_reopen_ = false;  // A reopened channel accepts status updates again.
+  // What the slot sends again from its confirmed LSN when reopened (nothing was confirmed).
+  std::optional<std::deque<std::string>> replay_on_reopen_;
   int producers_created_ = 0;
   TransactionLog transactions_;
   std::chrono::steady_clock::time_point stop_at_ = std::chrono::steady_clock::time_point::max();
@@ -414,6 +417,8 @@ TEST_F(ExactlyOnceRunTest, NothingIsConfirmedWhileTheCommitFails) {
   EXPECT_LT(LastFlush(), Lsn(0x1000));
   EXPECT_GE(producers_created_, 2);
   EXPECT_EQ(transactions_.inits, producers_created_);
+  EXPECT_GE(metrics_.kafka_transactions_aborted.With("kafka").value(), 1u);
+  EXPECT_EQ(metrics_.kafka_transactions.value(), 0u);
 }
 
 TEST_F(ExactlyOnceRunTest, AKafkaTransactionStaysOpenUntilThePostgresCommit) {
@@ -434,12 +439,30 @@ TEST_F(ExactlyOnceRunTest, APostgresFailureAbortsTheOpenTransactionAndKeepsThePr
   StopAfter(std::chrono::seconds(3));
   ASSERT_TRUE(Run().ok());
   EXPECT_EQ(transactions_.aborts, 1);
+  EXPECT_EQ(metrics_.kafka_transactions_aborted.With("postgres").value(), 1u);
   // Aborting told the coordinator; a new producer's InitTransactions could have fenced an
   // instance that took over meanwhile.
   EXPECT_EQ(producers_created_, 1);
   EXPECT_EQ(transactions_.inits, 1);
   EXPECT_TRUE(transactions_.commits.empty());
   EXPECT_LT(LastFlush(), Lsn(0x5000));
+}
+
+TEST_F(ExactlyOnceRunTest, ARecordTheBrokerRejectsIsDeadLetteredByTheReplay) {
+  // Invariant 7 under exactly_once: the rejection leaves the Kafka transaction needing an
+  // abort, so no dead letter can stand in for the record in it. The transaction is abandoned,
+  // and the replay dead-letters the row at once instead of failing the same way forever.
+  topics_[kTopic].fail_delivery = kafka::ErrorVerdict::kRecordRejected;
+  QueueTransaction(Lsn(0x1000), 1);
+  replay_on_reopen_ = frames_;
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(LastFlush(), Lsn(0x1000));
+  EXPECT_EQ(producers_created_, 2);
+  EXPECT_EQ(metrics_.dead_lettered.With("broker_rejected").value(), 1u);
+  ASSERT_EQ(produced_.size(), 2u);  // The rejected record, then its dead letter.
+  EXPECT_EQ(produced_[1].topic, "outbox.dlq");
+  EXPECT_EQ(transactions_.commits.size(), 1u);
 }
 
 TEST_F(ExactlyOnceRunTest, AStopCommitsWhatWasReadToACommit) {
