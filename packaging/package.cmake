@@ -59,7 +59,9 @@ string(CONCAT CPACK_PACKAGE_DESCRIPTION
 set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME "DEB-DEFAULT")
-set(CPACK_DEBIAN_PACKAGE_RELEASE "1")
+# "1+deb12", "1+deb13": one package per Debian release, the later release's sorting higher.
+set(OUTBOXD_DEB_RELEASE "1" CACHE STRING "The .deb's Debian revision (scripts/package sets 1+debN)")
+set(CPACK_DEBIAN_PACKAGE_RELEASE "${OUTBOXD_DEB_RELEASE}")
 set(CPACK_DEBIAN_PACKAGE_SECTION "net")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # Library dependencies (libpq5, librdkafka1, libfmt, ...) come from dpkg-shlibdeps on
@@ -67,6 +69,11 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # libsystemd0 (sd_notify, for the Type=notify unit) is named too, though shlibdeps finds it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd, libsystemd0")
+if(NOT OUTBOXD_STATIC_RDKAFKA)
+  # The symbols file asks for librdkafka1 >= 1.4.2; SCRAM against Kafka 4 needs what it was
+  # built with (README, "Which librdkafka").
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", librdkafka1 (>= ${RDKAFKA_VERSION})")
+endif()
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ca-certificates")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
   "${pkg_gen}/debian/postinst;${pkg_gen}/debian/prerm;${pkg_gen}/debian/postrm;${pkg_gen}/debian/conffiles")

@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "config/config.h"
 #include "config/debezium_import.h"
+#include "daemon/build_info.h"
 #include "daemon/check_command.h"
 #include "daemon/exit_codes.h"
 #include "daemon/options.h"
@@ -80,7 +81,7 @@ int Main(Options options) {
   if (options.command == "slot") {
     return SlotCommand(*config, options.slot_action, options.yes, stdout);
   }
-  return RunDaemon(*config, {.version = OUTBOXD_VERSION, .commit = OUTBOXD_COMMIT},
+  return RunDaemon(*config, CurrentBuild(OUTBOXD_VERSION, OUTBOXD_COMMIT),
                    {.allow_new_slot = options.allow_new_slot});
 }
 
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (options->command == "version") {
-    std::printf("outboxd %s\n", OUTBOXD_VERSION);
+    std::fputs(VersionText(CurrentBuild(OUTBOXD_VERSION, OUTBOXD_COMMIT)).c_str(), stdout);
     return kExitOk;
   }
   return Main(*options);

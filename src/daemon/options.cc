@@ -38,7 +38,8 @@ constexpr std::string_view kImportUsage =
     "cannot carry over are warned about on stderr.\n";
 constexpr std::string_view kVersionUsage =
     "usage: outboxd version | outboxd --version\n"
-    "Prints \"outboxd <version>\" (git describe of the build) and exits 0.\n";
+    "Prints \"outboxd <version> (commit <hash>)\" (git describe and commit of the build), then\n"
+    "the versions of librdkafka and libpq it runs with and of simdjson, one a line; exits 0.\n";
 
 bool IsHelp(std::string_view arg) { return arg == "--help" || arg == "-h"; }
 

@@ -101,8 +101,9 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
   }
   std::vector<std::string> tables;
   for (const auto& t : config.postgres.tables) tables.push_back(t.ToString());
-  log::Info("outboxd {} starting: tables {}, slot {}, publication {}", build.version,
-            fmt::join(tables, ", "), config.postgres.slot, config.postgres.publication);
+  log::Info("outboxd {} starting (librdkafka {}, libpq {}): tables {}, slot {}, publication {}",
+            build.version, build.librdkafka, build.libpq, fmt::join(tables, ", "),
+            config.postgres.slot, config.postgres.publication);
   // One of each per process; they outlive the relay and the status server that read them.
   metrics::RelayMetrics metrics;
   ServiceNotifier notifier;  // Before health: health's observer calls it.

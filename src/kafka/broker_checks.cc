@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "fmt/format.h"
 #include "kafka/client.h"
+#include "kafka/delivery_error.h"
 
 namespace outboxd::kafka {
 namespace {
@@ -28,7 +29,8 @@ void OnError(rd_kafka_t*, int err, const char* reason, void* opaque) {
   auto* sink = static_cast<ErrorSink*>(opaque);
   const auto code = static_cast<rd_kafka_resp_err_t>(err);
   if (code == RD_KAFKA_RESP_ERR__AUTHENTICATION || code == RD_KAFKA_RESP_ERR__SSL ||
-      code == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED) {
+      code == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED ||
+      TlsAtPlaintextListener(code, reason)) {
     sink->authentication = true;
     sink->first = reason;  // Auth is the more useful cause than the transport errors before it.
   } else if (!sink->first) {

@@ -1,9 +1,20 @@
 #include "kafka/client.h"
 
+#include <atomic>
+
 #include "common/strings.h"
 #include "kafka/delivery_error.h"
 
 namespace outboxd::kafka {
+
+std::string LibraryVersion() { return rd_kafka_version_str(); }
+
+namespace {
+std::atomic<bool> reached_a_broker{false};
+}  // namespace
+
+bool ReachedABroker() { return reached_a_broker.load(std::memory_order_relaxed); }
+void NoteBrokerReached() { reached_a_broker.store(true, std::memory_order_relaxed); }
 
 absl::StatusOr<Owned<rd_kafka_conf_t>> BuildConf(const Properties& properties) {
   Owned<rd_kafka_conf_t> conf(rd_kafka_conf_new());
@@ -52,7 +63,7 @@ void DropLog(const rd_kafka_t* /*rk*/, int /*level*/, const char* /*facility*/,
 void KeepOperatorError(rd_kafka_t* /*rk*/, int err, const char* reason, void* opaque) {
   auto* sink = static_cast<std::optional<std::string>*>(opaque);
   if (!sink->has_value()) {
-    *sink = OperatorErrorMessage(static_cast<rd_kafka_resp_err_t>(err), reason);
+    *sink = OperatorErrorMessage(static_cast<rd_kafka_resp_err_t>(err), reason, ReachedABroker());
   }
 }
 

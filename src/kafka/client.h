@@ -17,6 +17,17 @@
 
 namespace outboxd::kafka {
 
+// The version of the librdkafka this process runs with (not the headers it was built with),
+// e.g. "2.8.0".
+std::string LibraryVersion();
+
+// Whether a client of this process has reached a Kafka broker (a metadata answer, a delivered
+// record, statistics with a broker up). Once set it stays set, across producer rebuilds: a
+// failed TLS handshake after that is an outage, before it the settings' fault (see
+// OperatorErrorMessage). Thread-safe.
+bool ReachedABroker();
+void NoteBrokerReached();
+
 // librdkafka properties in their string form, in the order they are applied.
 using Properties = std::vector<std::pair<std::string, std::string>>;
 

@@ -18,14 +18,11 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
     case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
     case RD_KAFKA_RESP_ERR_INVALID_RECORD:
-// Until every tree builds against librdkafka 2.8.0 (the Kafka-client issue), both compile.
-#if RD_KAFKA_VERSION >= 0x020800ff
     // Since librdkafka 2.4 a batch that the broker refused for some of its records (KIP-467)
     // fails the others with this code. A replay would batch them with the bad record again
     // and fail the same way forever; dead-lettering them is what 2.0.2 did (it gave every
     // record of the batch the batch's code), and their reason header says why.
     case RD_KAFKA_RESP_ERR__INVALID_DIFFERENT_RECORD:
-#endif
       return ErrorVerdict::kRecordRejected;
     // Authentication, TLS, ACLs and settings the broker refuses: the same for every record, so
     // dead-lettering would empty the stream into the dead-letter topic.
@@ -117,6 +114,7 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST:
     case RD_KAFKA_RESP_ERR__NOOP:
     case RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET:
+    case RD_KAFKA_RESP_ERR__LOG_TRUNCATION:
     case RD_KAFKA_RESP_ERR__END:
     case RD_KAFKA_RESP_ERR_UNKNOWN:
     case RD_KAFKA_RESP_ERR_NO_ERROR:
@@ -188,11 +186,9 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_INCONSISTENT_VOTER_SET:
     case RD_KAFKA_RESP_ERR_INVALID_UPDATE_VERSION:
     case RD_KAFKA_RESP_ERR_FEATURE_UPDATE_FAILED:
-#if RD_KAFKA_VERSION >= 0x020800ff
     // New in librdkafka 2.1-2.8: a topic deleted and re-created under the same name (topic
-    // ids, KIP-516), the next-generation consumer group (KIP-848), client telemetry (KIP-714)
-    // and a consumer's log truncation. A producer's delivery reports carry none of them.
-    case RD_KAFKA_RESP_ERR__LOG_TRUNCATION:
+    // ids, KIP-516), the next-generation consumer group (KIP-848) and client telemetry
+    // (KIP-714). A producer's delivery reports carry none of them.
     case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_ID:
     case RD_KAFKA_RESP_ERR_FENCED_MEMBER_EPOCH:
     case RD_KAFKA_RESP_ERR_UNRELEASED_INSTANCE_ID:
@@ -200,11 +196,10 @@ ErrorVerdict ClassifyError(rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_STALE_MEMBER_EPOCH:
     case RD_KAFKA_RESP_ERR_UNKNOWN_SUBSCRIPTION_ID:
     case RD_KAFKA_RESP_ERR_TELEMETRY_TOO_LARGE:
-#endif
     case RD_KAFKA_RESP_ERR_END_ALL:
       return ErrorVerdict::kReplay;
   }
-  return ErrorVerdict::kReplay;  // Not a librdkafka 2.0.2 code: replaying is the safe answer.
+  return ErrorVerdict::kReplay;  // Not a librdkafka 2.8.0 code: replaying is the safe answer.
 }
 
 ErrorVerdict ClassifyTransactionError(const rd_kafka_error_t* error) {
@@ -254,7 +249,21 @@ std::string OperatorFix(rd_kafka_resp_err_t err, std::string_view topic) {
          "and the principal's credentials";
 }
 
-std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::string_view reason) {
+bool TlsAtPlaintextListener(rd_kafka_resp_err_t err, std::string_view reason) {
+  // librdkafka's rdkafka_ssl.c appends these words to a handshake the peer disconnected.
+  return (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__SSL) &&
+         reason.find("connecting to a PLAINTEXT broker listener") != std::string_view::npos;
+}
+
+std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::string_view reason,
+                                                bool reached_broker) {
+  if (err == RD_KAFKA_RESP_ERR__TRANSPORT && !reached_broker &&
+      TlsAtPlaintextListener(err, reason)) {
+    return Concat("Kafka TLS handshake failed: ", reason, " (", rd_kafka_err2name(err),
+                  "); the listener in bootstrap.servers speaks PLAINTEXT: check security.protocol, "
+                  "sasl.* and ssl.* in [kafka] against the broker's listener (SSL and SASL_SSL "
+                  "need a TLS listener; PLAINTEXT or SASL_PLAINTEXT talk to this one)");
+  }
   if (ClassifyError(err) != ErrorVerdict::kOperatorError) return std::nullopt;
   const bool authorization = err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED ||
                              err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||

@@ -31,9 +31,18 @@ std::string DescribeError(rd_kafka_resp_err_t err);
 // when it is an ACL problem. Empty for other errors.
 std::string OperatorFix(rd_kafka_resp_err_t err, std::string_view topic);
 
+// Whether librdkafka's error callback says a TLS client (security.protocol SSL or SASL_SSL) met
+// a PLAINTEXT listener: the peer hung up during the handshake, "SSL handshake failed:
+// Disconnected: connecting to a PLAINTEXT broker listener?". librdkafka 2.8 reports that as
+// _TRANSPORT (2.0.2 said _SSL), because a broker going away mid-handshake looks the same.
+bool TlsAtPlaintextListener(rd_kafka_resp_err_t err, std::string_view reason);
+
 // What to tell the operator when librdkafka's error callback reports `err` with `reason`: the
 // message naming the cause and the fix when `err` is an operator error (the client cannot
-// authenticate or set up TLS, or is not authorized), nullopt otherwise.
-std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::string_view reason);
+// authenticate or set up TLS, or is not authorized), nullopt otherwise. A TLS client at a
+// PLAINTEXT listener (TlsAtPlaintextListener) is one only while `reached_broker` is false
+// (ReachedABroker): once a broker answered with these settings, it is an outage to retry.
+std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::string_view reason,
+                                                bool reached_broker);
 
 }  // namespace outboxd::kafka

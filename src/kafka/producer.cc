@@ -220,7 +220,10 @@ rd_kafka_topic_t* RdKafkaProducer::Topic(const std::string& topic) {
   if (!rkt) return nullptr;
   const rd_kafka_metadata_t* metadata = nullptr;
   // Best effort: on a timeout librdkafka's own scan still finds the partitions later.
-  rd_kafka_metadata(rk_.get(), 0, rkt.get(), &metadata, kFirstMetadataTimeoutMs);
+  if (rd_kafka_metadata(rk_.get(), 0, rkt.get(), &metadata, kFirstMetadataTimeoutMs) ==
+      RD_KAFKA_RESP_ERR_NO_ERROR) {
+    NoteBrokerReached();
+  }
   const Owned<const rd_kafka_metadata_t> owned_metadata(metadata);
   return topics_.emplace(topic, std::move(rkt)).first->second.get();
 }
@@ -308,6 +311,7 @@ std::optional<std::string_view> View(const void* data, size_t size) {
 void RdKafkaProducer::OnReport(const rd_kafka_message_t& message) {
   const auto tag = reinterpret_cast<uint64_t>(message._private);
   if (message.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    NoteBrokerReached();
     if (brokers_down_) MarkReachable();
     handler_.OnDelivered(tag);
     return;
@@ -367,6 +371,7 @@ void RdKafkaProducer::OnStats(const ProducerStats& stats) {
   retries_ = stats.retries;
   // librdkafka reports only the loss of all brokers, never their return; an idle producer has
   // no delivery to show it either, so the broker states say when Kafka is reachable again.
+  if (stats.brokers_up > 0) NoteBrokerReached();
   if (brokers_down_ && stats.brokers_up > 0) MarkReachable();
 }
 
@@ -384,7 +389,7 @@ void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {
     }
     return;
   }
-  if (std::optional<std::string> message = OperatorErrorMessage(err, reason)) {
+  if (std::optional<std::string> message = OperatorErrorMessage(err, reason, ReachedABroker())) {
     if (!operator_error_) log::Error("{}", *message);
     operator_error_ = std::move(message);
     return;

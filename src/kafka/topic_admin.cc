@@ -29,6 +29,7 @@ absl::Status CreateCompactedTopic(const Properties& properties, const std::strin
                event ? rd_kafka_event_error_string(event.get()) : "timed out",
                "); check that the brokers are reachable"));
   }
+  NoteBrokerReached();  // The broker answered the request.
   size_t count = 0;
   const rd_kafka_topic_result_t** results =
       rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event.get()), &count);

@@ -99,6 +99,7 @@ absl::StatusOr<std::optional<std::string>> ReadLatestValue(const Properties& pro
     if (operator_error) return absl::PermissionDeniedError(*operator_error);
     return latest;
   }
+  NoteBrokerReached();
   rd_kafka_consumer_close(rk->get());
   return latest;
 }

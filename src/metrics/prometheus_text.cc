@@ -117,8 +117,13 @@ std::string RenderPrometheus(const RelayMetrics& metrics, const BuildInfo& build
   RenderSlot(metrics, w);
   RenderSupervisor(metrics, w);
   if (health != nullptr) RenderHealth(*health, w);
-  w.AddInfo("outboxd_build_info", "outboxd's version and git commit; always 1.",
-            {{"version", build.version}, {"commit", build.commit}});
+  w.AddInfo("outboxd_build_info",
+            "outboxd's version and git commit and the library versions it runs with; always 1.",
+            {{"version", build.version},
+             {"commit", build.commit},
+             {"librdkafka", build.librdkafka},
+             {"libpq", build.libpq},
+             {"simdjson", build.simdjson}});
   return w.Take();
 }
 

@@ -16,11 +16,14 @@ namespace outboxd::metrics {
 
 inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4";
 
-// What `outboxd_build_info{version,commit} 1` carries; the caller fills it (from the values
-// the build derives from git).
+// What `outboxd_build_info{version,commit,librdkafka,libpq,simdjson} 1` carries; the caller
+// fills it (outboxd's from git, the libraries' as loaded: daemon/build_info.h).
 struct BuildInfo {
   std::string version;
   std::string commit;
+  std::string librdkafka;
+  std::string libpq;
+  std::string simdjson;
 };
 
 // The whole /metrics page: every RelayMetrics metric with `# HELP` and `# TYPE`, children of

@@ -91,6 +91,14 @@ absl::Status ServerErrorStatus(std::string_view sqlstate, std::string_view messa
 
 }  // namespace
 
+std::string LibraryVersion() { return VersionText(PQlibVersion()); }
+
+std::string VersionText(int number) {
+  // Two parts since PostgreSQL 10 (major * 10000 + minor), three before (9.6.24 is 90624).
+  if (number >= 100000) return Concat(number / 10000, ".", number % 10000);
+  return Concat(number / 10000, ".", number / 100 % 100, ".", number % 100);
+}
+
 absl::Status ClassifyServerError(std::string_view sqlstate, std::string_view message) {
   absl::Status status = ServerErrorStatus(sqlstate, message);
   SetSqlState(status, sqlstate);

@@ -22,6 +22,12 @@ struct ResultDeleter {
 };
 using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
 
+// The version of the libpq this process runs with (PQlibVersion), e.g. "15.18".
+std::string LibraryVersion();
+// `number` as PQlibVersion and server_version_num spell it, in Postgres's dotted form:
+// 150018 -> "15.18", 90624 -> "9.6.24".
+std::string VersionText(int number);
+
 // The one place that decides what a libpq failure means (STYLE.md rule 2): Unavailable for
 // faults that retrying can cure (network, restarts, slot busy), PermissionDenied for auth and
 // privileges, FailedPrecondition for server settings and objects, InvalidArgument otherwise.

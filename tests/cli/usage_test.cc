@@ -3,6 +3,8 @@
 // Note: WARN and ERROR lines are written whatever the level (common/log.h), so the level test
 // uses run's INFO lines.
 
+#include <librdkafka/rdkafka.h>
+
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +17,7 @@ namespace outboxd::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::Not;
 using ::testing::StartsWith;
 
@@ -44,6 +47,10 @@ TEST_F(UsageTest, VersionFlagPrintsTheVersionAndExitsZero) {
   const CliResult command = Run({"version"});
   EXPECT_EQ(command.exit_code, 0);
   EXPECT_EQ(command.out, flag.out);
+  // The libraries as loaded: the same librdkafka as this test's process.
+  EXPECT_THAT(flag.out, MatchesRegex("outboxd [^ ]+ \\(commit [0-9a-f]+\\)\n"
+                                     "librdkafka [0-9.]+\nlibpq [0-9.]+\nsimdjson [0-9.]+\n"));
+  EXPECT_THAT(flag.out, HasSubstr(absl::StrCat("\nlibrdkafka ", rd_kafka_version_str(), "\n")));
 }
 
 TEST_F(UsageTest, EveryCommandHasItsOwnHelp) {

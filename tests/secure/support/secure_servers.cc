@@ -117,8 +117,7 @@ absl::StatusOr<ScriptedServer*> TlsPostgres(const std::string& scripts_dir) {
 }
 
 absl::StatusOr<ScriptedServer*> ScramKafka(const std::string& scripts_dir) {
-  return StartOnce(KafkaSlot(), scripts_dir, "kafka",
-                   "OUTBOXD_KAFKA_SECURE=1 OUTBOXD_KAFKA_VERSION=3.9.1", "kafka.env");
+  return StartOnce(KafkaSlot(), scripts_dir, "kafka", "OUTBOXD_KAFKA_SECURE=1", "kafka.env");
 }
 
 absl::StatusOr<std::string> MakeOtherCa(const std::string& scripts_dir, const std::string& dir) {

@@ -44,8 +44,8 @@ class ScriptedServer {
 absl::StatusOr<ScriptedServer*> TlsPostgres(const std::string& scripts_dir);
 
 // The SASL_SSL broker (kafka.env: OUTBOXD_TEST_KAFKA_SASL_SSL_BOOTSTRAP, _CA_FILE, _SASL_USER,
-// _SASL_PASSWORD). Kafka 3.9.1 (lib.sh KAFKA_SCRAM_VERSION): 4.x rejects the SCRAM login of
-// Debian's librdkafka 2.0.2. Same lifetime rules as TlsPostgres.
+// _SASL_PASSWORD), on the default Kafka (4.1.1), which rejects the SCRAM login of librdkafka
+// before 2.6.1 (librdkafka#4895). Same lifetime rules as TlsPostgres.
 absl::StatusOr<ScriptedServer*> ScramKafka(const std::string& scripts_dir);
 
 // A throwaway CA unrelated to the servers' one (scripts/test-ca into `dir`): its ca.crt path.

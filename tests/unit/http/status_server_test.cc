@@ -38,7 +38,13 @@ class StatusServerTest : public ::testing::Test {
 
   metrics::RelayMetrics metrics_;
   metrics::Health health_;
-  StatusServer server_{metrics_, health_, {.version = "1.2.3", .commit = "abc123"}};
+  StatusServer server_{metrics_,
+                       health_,
+                       {.version = "1.2.3",
+                        .commit = "abc123",
+                        .librdkafka = "2.8.0",
+                        .libpq = "15.18",
+                        .simdjson = "3.0.1"}};
 };
 
 TEST_F(StatusServerTest, MetricsServesThePrometheusTextOfTheLiveValues) {
@@ -50,7 +56,8 @@ TEST_F(StatusServerTest, MetricsServesThePrometheusTextOfTheLiveValues) {
   EXPECT_EQ(res->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_THAT(res->body,
               HasSubstr("outboxd_events_published_total{topic=\"outbox.event.orders\"} 41\n"));
-  EXPECT_THAT(res->body, HasSubstr("outboxd_build_info{version=\"1.2.3\",commit=\"abc123\"} 1\n"));
+  EXPECT_THAT(res->body, HasSubstr("outboxd_build_info{version=\"1.2.3\",commit=\"abc123\","
+                                   "librdkafka=\"2.8.0\",libpq=\"15.18\",simdjson=\"3.0.1\"} 1\n"));
   EXPECT_THAT(res->body, HasSubstr("outboxd_ready 0\n"));
   metrics_.events_published.With("outbox.event.orders").Add(1);
   auto again = Get("/metrics");

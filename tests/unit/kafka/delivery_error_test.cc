@@ -63,6 +63,23 @@ TEST(ClassifyErrorTest, AFencedProducerIsFenced) {
               HasSubstr("--transactional-id"));
 }
 
+TEST(ClassifyErrorTest, CodesNewSinceLibrdkafka202) {
+  // The innocent records of a batch the broker refused for another record (KIP-467): a replay
+  // would batch them with it again, so they are dead-lettered, as 2.0.2 did with the batch.
+  EXPECT_EQ(ClassifyError(RD_KAFKA_RESP_ERR__INVALID_DIFFERENT_RECORD),
+            ErrorVerdict::kRecordRejected);
+  EXPECT_EQ(OperatorFix(RD_KAFKA_RESP_ERR__INVALID_DIFFERENT_RECORD, "t"), "");
+  // Topic ids, the KIP-848 consumer group, client telemetry, consumer log truncation.
+  for (rd_kafka_resp_err_t err :
+       {RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_ID, RD_KAFKA_RESP_ERR_FENCED_MEMBER_EPOCH,
+        RD_KAFKA_RESP_ERR_UNRELEASED_INSTANCE_ID, RD_KAFKA_RESP_ERR_UNSUPPORTED_ASSIGNOR,
+        RD_KAFKA_RESP_ERR_STALE_MEMBER_EPOCH, RD_KAFKA_RESP_ERR_UNKNOWN_SUBSCRIPTION_ID,
+        RD_KAFKA_RESP_ERR_TELEMETRY_TOO_LARGE, RD_KAFKA_RESP_ERR__LOG_TRUNCATION}) {
+    EXPECT_EQ(ClassifyError(err), ErrorVerdict::kReplay) << rd_kafka_err2name(err);
+    EXPECT_EQ(OperatorErrorMessage(err, "r", false), std::nullopt) << rd_kafka_err2name(err);
+  }
+}
+
 // Errors as librdkafka's transactional API returns them: a code plus fatal / abortable /
 // retriable flags (rd_kafka_error_new builds a plain one; the flags come from the mock below).
 using ErrorPtr = std::unique_ptr<rd_kafka_error_t, decltype(&rd_kafka_error_destroy)>;
@@ -115,7 +132,8 @@ TEST(OperatorErrorMessageTest, SecurityFailuresNameCauseAndFix) {
        {RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR__SSL,
         RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED, RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM,
         RD_KAFKA_RESP_ERR_ILLEGAL_SASL_STATE}) {
-    const std::optional<std::string> message = OperatorErrorMessage(err, "SASL handshake failed");
+    const std::optional<std::string> message =
+        OperatorErrorMessage(err, "SASL handshake failed", false);
     ASSERT_TRUE(message.has_value()) << rd_kafka_err2name(err);
     EXPECT_THAT(*message, AllOf(HasSubstr("Kafka authentication failed: SASL handshake failed"),
                                 HasSubstr(rd_kafka_err2name(err)),
@@ -125,7 +143,7 @@ TEST(OperatorErrorMessageTest, SecurityFailuresNameCauseAndFix) {
 
 TEST(OperatorErrorMessageTest, AuthorizationNamesTheAcl) {
   const std::optional<std::string> cluster =
-      OperatorErrorMessage(RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED, "denied");
+      OperatorErrorMessage(RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED, "denied", false);
   ASSERT_TRUE(cluster.has_value());
   EXPECT_THAT(*cluster, AllOf(HasSubstr("not authorized"), HasSubstr("IdempotentWrite")));
   EXPECT_THAT(OperatorFix(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, "outbox.event.Order"),
@@ -137,8 +155,44 @@ TEST(OperatorErrorMessageTest, OutagesAndRecordFaultsAreNot) {
        {RD_KAFKA_RESP_ERR__TRANSPORT, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN,
         RD_KAFKA_RESP_ERR__RESOLVE, RD_KAFKA_RESP_ERR__FATAL, RD_KAFKA_RESP_ERR__TIMED_OUT,
         RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE}) {
-    EXPECT_EQ(OperatorErrorMessage(err, "x"), std::nullopt) << rd_kafka_err2name(err);
+    EXPECT_EQ(OperatorErrorMessage(err, "x", false), std::nullopt) << rd_kafka_err2name(err);
   }
+}
+
+// What librdkafka 2.8.0 reports when security.protocol = SSL meets a PLAINTEXT listener.
+constexpr char kTlsAtPlaintext[] =
+    "ssl://127.0.0.1:9092/bootstrap: SSL handshake failed: Disconnected: connecting to a "
+    "PLAINTEXT broker listener? (after 1ms in state SSL_HANDSHAKE)";
+
+TEST(OperatorErrorMessageTest, TlsAtAPlaintextListenerBeforeAnyBrokerNamesTheFix) {
+  const std::optional<std::string> message =
+      OperatorErrorMessage(RD_KAFKA_RESP_ERR__TRANSPORT, kTlsAtPlaintext, /*reached_broker=*/false);
+  ASSERT_TRUE(message.has_value());
+  EXPECT_THAT(*message, AllOf(HasSubstr(kTlsAtPlaintext), HasSubstr("_TRANSPORT"),
+                              HasSubstr("speaks PLAINTEXT"),
+                              HasSubstr("check security.protocol, sasl.* and ssl.* in [kafka]")));
+}
+
+TEST(OperatorErrorMessageTest, TlsAtAPlaintextListenerAfterABrokerAnsweredIsAnOutage) {
+  // The same words for a broker that went away mid-handshake: a running relay retries.
+  EXPECT_EQ(OperatorErrorMessage(RD_KAFKA_RESP_ERR__TRANSPORT, kTlsAtPlaintext, true),
+            std::nullopt);
+}
+
+TEST(OperatorErrorMessageTest, OtherTransportFailuresBeforeAnyBrokerAreOutages) {
+  for (const char* reason :
+       {"127.0.0.1:9092/bootstrap: Connect to ipv4#127.0.0.1:9092 failed: Connection refused",
+        "ssl://127.0.0.1:9092/bootstrap: Disconnected (after 1ms in state SSL_HANDSHAKE)"}) {
+    EXPECT_EQ(OperatorErrorMessage(RD_KAFKA_RESP_ERR__TRANSPORT, reason, false), std::nullopt)
+        << reason;
+  }
+}
+
+TEST(TlsAtPlaintextListenerTest, NeedsTheHintAndATransportOrSslCode) {
+  EXPECT_TRUE(TlsAtPlaintextListener(RD_KAFKA_RESP_ERR__TRANSPORT, kTlsAtPlaintext));
+  EXPECT_TRUE(TlsAtPlaintextListener(RD_KAFKA_RESP_ERR__SSL, kTlsAtPlaintext));  // 2.0.2
+  EXPECT_FALSE(TlsAtPlaintextListener(RD_KAFKA_RESP_ERR__TRANSPORT, "Connection refused"));
+  EXPECT_FALSE(TlsAtPlaintextListener(RD_KAFKA_RESP_ERR__RESOLVE, kTlsAtPlaintext));
 }
 
 // Delivery reports from librdkafka's mock cluster, with broker errors injected on Produce.

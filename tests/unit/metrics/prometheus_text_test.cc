@@ -122,7 +122,8 @@ TEST(RenderPrometheus, SamplesCarryTheValuesTheStagesSet) {
            "outboxd_health_component_ok{component=\"producer\"} 0\n",
            "outboxd_health_component_ok{component=\"slot\"} 1\n",
            "outboxd_health_component_ok{component=\"streaming\"} 1\n",
-           "outboxd_build_info{version=\"0.1.0-3-gabc\\\"def\",commit=\"abcdef0\"} 1\n",
+           "outboxd_build_info{version=\"0.1.0-3-gabc\\\"def\",commit=\"abcdef0\","
+           "librdkafka=\"2.8.0\",libpq=\"15.18\",simdjson=\"3.0.1\"} 1\n",
        }) {
     EXPECT_THAT(text, HasSubstr(line));
   }
@@ -172,7 +173,7 @@ TEST(RenderPrometheus, FollowsTheExpositionFormatRules) {
 TEST(RenderPrometheus, LabelValueWithNewlineStaysOnOneLine) {
   RelayMetrics m;
   m.dead_lettered.With("line1\nline2").Add(1);
-  const std::string text = RenderPrometheus(m, {.version = "v", .commit = "c"});
+  const std::string text = RenderPrometheus(m, testing::SampleBuild());
   EXPECT_THAT(text, HasSubstr("outboxd_dead_lettered_events_total{reason=\"line1\\nline2\"} 1\n"));
   EXPECT_THAT(text, Not(HasSubstr("line1\n")));
 }

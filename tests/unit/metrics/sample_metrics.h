@@ -14,6 +14,12 @@ void Populate(RelayMetrics& m);
 // Streaming ok, producer down, slot ok.
 Health::Snapshot SampleHealth();
 
-inline BuildInfo SampleBuild() { return {.version = "0.1.0-3-gabc\"def", .commit = "abcdef0"}; }
+inline BuildInfo SampleBuild() {
+  return {.version = "0.1.0-3-gabc\"def",
+          .commit = "abcdef0",
+          .librdkafka = "2.8.0",
+          .libpq = "15.18",
+          .simdjson = "3.0.1"};
+}
 
 }  // namespace outboxd::metrics::testing
