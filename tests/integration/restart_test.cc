@@ -179,13 +179,7 @@ TEST_F(RestartTest, ExactlyOnceKill9InsideASplitTransactionRepeatsNothing) {
 
   IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * second, StartOutboxd());
   IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg(), slot());
-        return c.ok() && c->has_value() && **c >= end;
-      },
-      absl::Seconds(120), absl::Milliseconds(50)))
-      << Tail(*second);
+  ASSERT_TRUE(WaitForSlotConfirmed(pg(), slot(), end, absl::Seconds(120))) << Tail(*second);
   IT_ASSERT_OK_AND_ASSIGN(
       std::vector<KafkaRecord> records,
       ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(60)}));
@@ -218,13 +212,7 @@ TEST_F(RestartTest, ASlotMovedBackBehindThePositionRecordRepublishesNothing) {
   WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);
   IT_ASSERT_OK(writers.Join());
   IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg(), slot());
-        return c.ok() && c->has_value() && **c >= end;
-      },
-      absl::Seconds(60), absl::Milliseconds(50)))
-      << Tail(*first);
+  ASSERT_TRUE(WaitForSlotConfirmed(pg(), slot(), end, absl::Seconds(60))) << Tail(*first);
   IT_ASSERT_OK_AND_ASSIGN(ExitStatus exit, first->Stop(absl::Seconds(30)));
   ASSERT_TRUE(exit.ExitedZero()) << exit.ToString();
 
@@ -242,13 +230,7 @@ TEST_F(RestartTest, ASlotMovedBackBehindThePositionRecordRepublishesNothing) {
   WriterPool more = StartLoadWriters(env().pg_conninfo, spec, later);
   IT_ASSERT_OK(more.Join());
   IT_ASSERT_OK_AND_ASSIGN(const int64_t end2, CurrentWalPosition(pg()));
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg(), slot());
-        return c.ok() && c->has_value() && **c >= end2;
-      },
-      absl::Seconds(60), absl::Milliseconds(50)))
-      << Tail(*second);
+  ASSERT_TRUE(WaitForSlotConfirmed(pg(), slot(), end2, absl::Seconds(60))) << Tail(*second);
 
   std::vector<ExpectedEvent> expected = CommittedEvents(results);
   for (const ExpectedEvent& e : CommittedEvents(later)) expected.push_back(e);

@@ -31,6 +31,16 @@ absl::StatusOr<std::optional<int64_t>> SlotConfirmedPosition(PgClient& pg,
   return std::optional<int64_t>(position);
 }
 
+bool WaitForSlotConfirmed(PgClient& pg, const std::string& slot, int64_t position,
+                          absl::Duration timeout) {
+  return WaitUntil(
+      [&] {
+        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg, slot);
+        return c.ok() && c->has_value() && **c >= position;
+      },
+      timeout, absl::Milliseconds(50));
+}
+
 absl::Status WaitForSlotStreaming(PgClient& pg, const std::string& slot,
                                   const std::string& publication, absl::Duration timeout) {
   return WaitUntilOk(

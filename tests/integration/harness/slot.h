@@ -21,6 +21,11 @@ absl::StatusOr<int64_t> CurrentWalPosition(PgClient& pg);
 // The slot's confirmed_flush_lsn; nullopt when the slot does not exist or has none yet.
 absl::StatusOr<std::optional<int64_t>> SlotConfirmedPosition(PgClient& pg, const std::string& slot);
 
+// Waits up to `timeout` until the slot's confirmed_flush_lsn reaches `position` (e.g. the WAL end
+// after the last commit: then Kafka acknowledged everything before it); false on timeout.
+bool WaitForSlotConfirmed(PgClient& pg, const std::string& slot, int64_t position,
+                          absl::Duration timeout);
+
 // Waits until outboxd is ready to capture rows: the publication exists and the slot exists,
 // is consistent (confirmed_flush_lsn set) and held by a walsender. Rows committed after this
 // returns are in the slot's stream.
