@@ -273,6 +273,10 @@ std::optional<std::string> OperatorErrorMessage(rd_kafka_resp_err_t err, std::st
   return Concat(what, ": ", reason, " (", rd_kafka_err2name(err), "); ", OperatorFix(err, "TOPIC"));
 }
 
+std::string ProducerFencedMessage(std::string_view reason) {
+  return FencedMessage(Concat("Kafka fenced the producer (", reason, ")"));
+}
+
 std::string FencedMessage(std::string_view what) {
   return Concat(what,
                 ": another outboxd instance took over the slot's transactional.id ([relay] "

@@ -22,5 +22,7 @@ enum class ErrorVerdict {
 // What a fenced producer tells the operator: `what` happened (e.g. "Kafka fenced the producer
 // (PRODUCER_FENCED: ...)"), why, and that this instance stops for good (exit 8).
 std::string FencedMessage(std::string_view what);
+// FencedMessage of "Kafka fenced the producer (<reason>)", for a fatal error or delivery report.
+std::string ProducerFencedMessage(std::string_view reason);
 
 }  // namespace outboxd::kafka

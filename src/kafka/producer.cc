@@ -382,7 +382,7 @@ void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {
     fatal_error_ = Concat(rd_kafka_err2name(cause), ": ", fatal);
     fenced_ = ClassifyError(cause) == ErrorVerdict::kFenced;
     if (fenced_) {
-      log::Error("{}", FencedMessage(Concat("Kafka fenced the producer (", *fatal_error_, ")")));
+      log::Error("{}", ProducerFencedMessage(*fatal_error_));
     } else {
       log::Error("Kafka producer hit a fatal error: {}; restarting from the confirmed LSN",
                  *fatal_error_);

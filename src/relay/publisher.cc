@@ -8,12 +8,6 @@
 
 namespace outboxd::relay {
 
-namespace {
-std::string ProducerFenced(std::string_view reason) {
-  return kafka::FencedMessage(Concat("Kafka fenced the producer (", reason, ")"));
-}
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(const ProducerFactory& factory,
                                                              const config::Config& config,
                                                              const Clock& clock,
@@ -265,7 +259,7 @@ void Publisher::OnFailed(uint64_t tag, const kafka::DeliveryFailure& failure) {
           Concat("Kafka refused a record for ", failure.topic, " (", failure.reason,
                  "); nothing was lost, the slot stays before it; ", failure.operator_fix)));
     case kafka::ErrorVerdict::kFenced:
-      return Fail(absl::AlreadyExistsError(ProducerFenced(failure.reason)));
+      return Fail(absl::AlreadyExistsError(kafka::ProducerFencedMessage(failure.reason)));
     case kafka::ErrorVerdict::kAbortTransaction:
       return Fail(
           absl::UnavailableError(Concat("the Kafka transaction must be aborted (", failure.reason,
@@ -285,7 +279,7 @@ void Publisher::Fail(absl::Status status) {
 absl::Status Publisher::status() const {
   if (!failure_.ok()) return failure_;
   if (const auto& fatal = producer_->fatal_error()) {
-    if (producer_->fenced()) return absl::AlreadyExistsError(ProducerFenced(*fatal));
+    if (producer_->fenced()) return absl::AlreadyExistsError(kafka::ProducerFencedMessage(*fatal));
     return absl::UnavailableError(Concat("Kafka producer failed: ", *fatal));
   }
   // Wrong credentials or TLS settings do not heal by retrying: exit so the operator sees it.
