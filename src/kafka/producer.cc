@@ -100,6 +100,11 @@ class RdKafkaProducer final : public Producer {
   void OnStats(const ProducerStats& stats);
   void MarkReachable();
   void OnError(rd_kafka_resp_err_t err, const char* reason);
+  // The producer is in its fatal state: reads the cause once (fenced or not) and logs it. A
+  // produce call or a delivery report may see _FATAL before the error callback is served.
+  void NoteFatalError();
+  // _FATAL as the status a caller acts on: fenced (AlreadyExists, exit 8) or a rebuild.
+  absl::Status FatalStatus();
   // The cached handle of `topic`; created, with its metadata fetched, on first use.
   rd_kafka_topic_t* Topic(const std::string& topic);
 
@@ -267,6 +272,8 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
   if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
     return absl::ResourceExhaustedError("Kafka producer queue is full");
   }
+  // Fenced while this instance was paused, it must stop rather than rebuild and fence back.
+  if (err == RD_KAFKA_RESP_ERR__FATAL) return FatalStatus();
   const std::string reason =
       Concat("Kafka rejected the record for topic ", topic, ": ", DescribeError(err));
   switch (ClassifyError(err)) {
@@ -275,8 +282,7 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
     case ErrorVerdict::kOperatorError:
       return absl::PermissionDeniedError(Concat(reason, "; ", OperatorFix(err, topic)));
     case ErrorVerdict::kFenced:
-      return absl::FailedPreconditionError(
-          Concat(reason, "; another outboxd instance with this transactional.id owns the slot"));
+      return absl::AlreadyExistsError(ProducerFencedMessage(reason));
     case ErrorVerdict::kReplay:
     case ErrorVerdict::kAbortTransaction:  // Not from a produce call; replaying is safe.
       return absl::UnavailableError(reason);
@@ -317,7 +323,9 @@ void RdKafkaProducer::OnReport(const rd_kafka_message_t& message) {
     return;
   }
   DeliveryFailure& f = failure_scratch_;
-  f.verdict = ClassifyError(message.err);
+  if (message.err == RD_KAFKA_RESP_ERR__FATAL) NoteFatalError();
+  f.verdict = message.err == RD_KAFKA_RESP_ERR__FATAL && fenced_ ? ErrorVerdict::kFenced
+                                                                 : ClassifyError(message.err);
   f.code = rd_kafka_err2name(message.err);
   f.reason = DescribeError(message.err);
   f.topic = rd_kafka_topic_name(message.rkt);
@@ -375,18 +383,29 @@ void RdKafkaProducer::OnStats(const ProducerStats& stats) {
   if (brokers_down_ && stats.brokers_up > 0) MarkReachable();
 }
 
+void RdKafkaProducer::NoteFatalError() {
+  if (fatal_error_) return;
+  char fatal[512];
+  const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal);
+  fatal_error_ = Concat(rd_kafka_err2name(cause), ": ", fatal);
+  fenced_ = ClassifyError(cause) == ErrorVerdict::kFenced;
+  if (fenced_) {
+    log::Error("{}", ProducerFencedMessage(*fatal_error_));
+  } else {
+    log::Error("Kafka producer hit a fatal error: {}; restarting from the confirmed LSN",
+               *fatal_error_);
+  }
+}
+
+absl::Status RdKafkaProducer::FatalStatus() {
+  NoteFatalError();
+  if (fenced_) return absl::AlreadyExistsError(ProducerFencedMessage(*fatal_error_));
+  return absl::UnavailableError(Concat("Kafka producer failed: ", *fatal_error_));
+}
+
 void RdKafkaProducer::OnError(rd_kafka_resp_err_t err, const char* reason) {
   if (err == RD_KAFKA_RESP_ERR__FATAL) {
-    char fatal[512];
-    const rd_kafka_resp_err_t cause = rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal);
-    fatal_error_ = Concat(rd_kafka_err2name(cause), ": ", fatal);
-    fenced_ = ClassifyError(cause) == ErrorVerdict::kFenced;
-    if (fenced_) {
-      log::Error("{}", ProducerFencedMessage(*fatal_error_));
-    } else {
-      log::Error("Kafka producer hit a fatal error: {}; restarting from the confirmed LSN",
-                 *fatal_error_);
-    }
+    NoteFatalError();
     return;
   }
   if (std::optional<std::string> message = OperatorErrorMessage(err, reason, ReachedABroker())) {

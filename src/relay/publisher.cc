@@ -277,11 +277,13 @@ void Publisher::Fail(absl::Status status) {
 }
 
 absl::Status Publisher::status() const {
-  if (!failure_.ok()) return failure_;
-  if (const auto& fatal = producer_->fatal_error()) {
-    if (producer_->fenced()) return absl::AlreadyExistsError(kafka::ProducerFencedMessage(*fatal));
-    return absl::UnavailableError(Concat("Kafka producer failed: ", *fatal));
+  const auto& fatal = producer_->fatal_error();
+  // Fencing outranks the failures it caused (a purged record): rebuilding would fence back.
+  if (fatal && producer_->fenced()) {
+    return absl::AlreadyExistsError(kafka::ProducerFencedMessage(*fatal));
   }
+  if (!failure_.ok()) return failure_;
+  if (fatal) return absl::UnavailableError(Concat("Kafka producer failed: ", *fatal));
   // Wrong credentials or TLS settings do not heal by retrying: exit so the operator sees it.
   if (const auto& op = producer_->operator_error()) return absl::PermissionDeniedError(*op);
   return absl::OkStatus();

@@ -1,11 +1,19 @@
 // The producer's decisions that need no broker: which properties CreateProducer refuses.
-// No broker is involved: bootstrap.servers is 127.0.0.1:1, which librdkafka's threads may try
-// and which refuses at once; no assertion depends on that attempt.
+// No broker is involved there: bootstrap.servers is 127.0.0.1:1, which librdkafka's threads
+// may try and which refuses at once; no assertion depends on that attempt. And what a fenced
+// transactional producer answers, on librdkafka's mock cluster.
 
 #include "kafka/producer.h"
 
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <chrono>
+#include <thread>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kafka/client.h"
 
 namespace outboxd::kafka {
 namespace {
@@ -80,6 +88,41 @@ TEST(ProducerCreateTest, UnreadableCaFileFailsAtCreateNamingTheFix) {
   EXPECT_THAT(MessageOf(status),
               AllOf(HasSubstr("cannot create the Kafka producer"), HasSubstr("ssl.ca.location"),
                     HasSubstr("security.protocol, sasl.* and ssl.*")));
+}
+
+TEST(ProducerFencingTest, AProduceAfterTheFenceSaysFencedSoTheRelayStopsInsteadOfFencingBack) {
+  // A paused instance wakes up after another took its transactional.id: its next produce call
+  // meets the fatal state before the error callback was served. Read as "rebuild the producer",
+  // its InitTransactions fenced the new owner back (the chaos suite's SIGSTOP take-over).
+  constexpr int16_t kAddPartitionsToTxn = 24;
+  auto owner = NewClient(RD_KAFKA_PRODUCER, *BuildConf({{"log_level", "0"}}));
+  ASSERT_TRUE(owner.ok()) << owner.status();
+  rd_kafka_mock_cluster_t* cluster = rd_kafka_mock_cluster_new(owner->get(), 1);
+  ASSERT_NE(cluster, nullptr);
+  const std::string topic = "outbox.event.Order";
+  ASSERT_EQ(rd_kafka_mock_topic_create(cluster, topic.c_str(), 1, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  NullHandler handler;
+  auto producer = CreateTransactionalProducer(
+      {{"bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster)}, {"log_level", "0"}},
+      "outboxd-slot", handler);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  ASSERT_TRUE((*producer)->InitTransactions(10'000).ok());
+  ASSERT_TRUE((*producer)->BeginTransaction().ok());
+  rd_kafka_mock_push_request_errors(cluster, kAddPartitionsToTxn, 1,
+                                    RD_KAFKA_RESP_ERR_PRODUCER_FENCED);
+  const Record record{.topic = topic, .key = "k", .value = "v", .headers = {}};
+  absl::Status status = (*producer)->Produce(record, 1);
+  ASSERT_TRUE(status.ok()) << status;
+  // No Poll: the fatal error's callback stays unserved, as on a loop busy with the socket.
+  for (uint64_t tag = 2; status.ok() && tag < 1000; ++tag) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    status = (*producer)->Produce(record, tag);
+  }
+  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
+  EXPECT_THAT(MessageOf(status), HasSubstr("fenced"));
+  EXPECT_TRUE((*producer)->fenced());
+  producer->reset();
+  rd_kafka_mock_cluster_destroy(cluster);
 }
 
 }  // namespace
