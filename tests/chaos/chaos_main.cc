@@ -1,5 +1,6 @@
 // main() of the chaos test binaries: GoogleTest's, plus --long (same as OUTBOXD_CHAOS_LONG=1):
-// hundreds of faults instead of the CI run's few dozen.
+// hundreds of faults instead of the CI run's few dozen; --exactly-once (same as
+// OUTBOXD_CHAOS_DELIVERY=exactly_once).
 
 #include <cstring>
 #include <vector>
@@ -12,6 +13,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--long") == 0) {
       outboxd::chaos::SetLongMode(true);
+    } else if (std::strcmp(argv[i], "--exactly-once") == 0) {
+      outboxd::chaos::SetExactlyOnce(true);
     } else {
       args.push_back(argv[i]);
     }

@@ -1,6 +1,7 @@
 // Chaos: outboxd under kill -9, broker kills and outages longer than the producer's message
-// timeout, Postgres immediate restarts, walsender termination and start-up with either service
-// unreachable, while writers keep committing. Every scenario ends in ChaosTest::VerifyAndRecord:
+// timeout, Postgres immediate restarts, walsender termination, start-up with either service
+// unreachable, and a pause (SIGSTOP) while a second instance takes over, while writers keep
+// committing. Every scenario ends in ChaosTest::VerifyAndRecord:
 // every committed event present, nothing of a rolled-back transaction, per-aggregate order of
 // first occurrences = commit order; duplicates counted (DESIGN.md invariants 1, 2, 3 and 6).
 //
@@ -278,6 +279,24 @@ TEST_F(ChaosTest, StartedWhilePostgresIsDown) {
                   absl::ToInt64Seconds(kDown), unreachable, kPostgresUnreachableLine, backoff));
 }
 
+TEST_F(ChaosTest, PausedWhileASecondInstanceTakesOver) {
+  const int pauses = LongMode() ? 20 : 4;
+  const uint64_t seed = Seed(909);
+  std::mt19937_64 rng(seed);
+  const absl::Time started = absl::Now();
+  IT_ASSERT_OK(Launch().status());
+  IT_ASSERT_OK(WaitStreaming());
+  ChaosLoad load(LoadSpec(seed));
+
+  for (int i = 0; i < pauses; ++i) {
+    absl::SleepFor(Between(rng, 500, 3000));
+    ExpectAlive(fmt::format("before pause {}", i + 1));
+    IT_ASSERT_OK(PauseAndTakeOver(Between(rng, 0, 2000)));
+  }
+  absl::SleepFor(absl::Seconds(2));
+  VerifyAndRecord("SIGSTOP + second instance", pauses, load, started, fmt::format("seed={}", seed));
+}
+
 TEST_F(ChaosTest, AllFaultsMixed) {
   constexpr int kLongOutageMs = 12000;
   const int faults = LongMode() ? 120 : 30;
@@ -288,9 +307,11 @@ TEST_F(ChaosTest, AllFaultsMixed) {
   IT_ASSERT_OK(WaitStreaming());
   ChaosLoad load(LoadSpec(seed));
 
-  enum Kind { kKill9, kBrokerKill, kBrokerLongOutage, kPgRestart, kWalsender };
-  const std::vector<Kind> bag = {kKill9,     kKill9,     kKill9,     kKill9,     kBrokerKill,
-                                 kPgRestart, kPgRestart, kWalsender, kWalsender, kBrokerLongOutage};
+  enum Kind { kKill9, kBrokerKill, kBrokerLongOutage, kPgRestart, kWalsender, kPauseTakeOver };
+  const std::vector<Kind> bag = {
+      kKill9,        kKill9,     kKill9,     kKill9,     kBrokerKill,
+      kPgRestart,    kPgRestart, kWalsender, kWalsender, kBrokerLongOutage,
+      kPauseTakeOver};
   std::map<std::string, int> done;
   for (int i = 0; i < faults; ++i) {
     absl::SleepFor(Between(rng, 300, 2500));
@@ -325,6 +346,11 @@ TEST_F(ChaosTest, AllFaultsMixed) {
       case kPgRestart:
         CHAOS_ASSERT_FAULT(services().PgRestartImmediate());
         ++done["pg immediate restart"];
+        break;
+      case kPauseTakeOver:
+        ExpectAlive(fmt::format("before fault {} (SIGSTOP)", i + 1));
+        IT_ASSERT_OK(PauseAndTakeOver(Between(rng, 0, 2000)));
+        ++done["SIGSTOP + second instance"];
         break;
       case kWalsender: {
         IT_ASSERT_OK_AND_ASSIGN(it::PgClient * admin, Admin());

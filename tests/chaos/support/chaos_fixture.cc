@@ -1,5 +1,6 @@
 #include "support/chaos_fixture.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -29,6 +30,7 @@ namespace outboxd::chaos {
 namespace {
 
 std::atomic<bool> long_mode{false};
+std::atomic<bool> exactly_once{false};
 
 constexpr int kFailureTailLines = 60;
 constexpr int kFailureTailProcesses = 3;
@@ -48,6 +50,7 @@ bool LongMode() {
   return long_mode || (env != nullptr && std::string(env) == "1");
 }
 void SetLongMode(bool on) { long_mode = on; }
+void SetExactlyOnce(bool on) { exactly_once = on; }
 
 std::string Seconds(absl::Duration d) { return fmt::format("{:.1f} s", absl::ToDoubleSeconds(d)); }
 
@@ -93,9 +96,10 @@ void ChaosTest::SetUp() {
   config_.status_interval_ms = 200;
   config_.kafka_bootstrap = env_.kafka_bootstrap;
   config_.topic_pattern = topic_prefix_ + ".${aggregatetype}";
-  // OUTBOXD_CHAOS_DELIVERY=exactly_once (label exactly_once): the same faults, and no duplicate
-  // may reach the read_committed consumer.
+  // --exactly-once or OUTBOXD_CHAOS_DELIVERY=exactly_once (label exactly_once): the same
+  // faults, and no duplicate may reach the read_committed consumer.
   if (const char* delivery = std::getenv("OUTBOXD_CHAOS_DELIVERY")) config_.delivery = delivery;
+  if (exactly_once) config_.delivery = "exactly_once";
 }
 
 void ChaosTest::TearDown() {
@@ -192,6 +196,44 @@ absl::Status ChaosTest::WaitStreaming(absl::Duration timeout) {
 void ChaosTest::KillCurrent() {
   RetireSampler();
   if (current() != nullptr) current()->Kill();
+}
+
+absl::Status ChaosTest::PauseAndTakeOver(absl::Duration paused) {
+  it::OutboxdProcess* first = current();
+  if (first == nullptr) return absl::FailedPreconditionError("no outboxd to pause");
+  // A paused instance that is standing by (starting, or waiting out a fault) holds no slot and
+  // writes nothing, so it would never learn that it was fenced: pause it while it streams (it
+  // is the only outboxd left running).
+  if (auto s = WaitStreaming(); !s.ok()) return s;
+  if (::kill(first->pid(), SIGSTOP) != 0) return absl::InternalError("SIGSTOP failed");
+  IT_ASSIGN_OR_RETURN(it::OutboxdProcess * second, Launch());
+  const bool fenced = config_.delivery == "exactly_once";
+  if (fenced && !it::WaitUntil(
+                    [&] {
+                      return it::CountLinesContaining(second->log_path(),
+                                                      "Kafka transactions initialized") > 0;
+                    },
+                    absl::Seconds(60))) {
+    ::kill(first->pid(), SIGCONT);
+    return absl::DeadlineExceededError(
+        "the second outboxd did not initialize its Kafka transactions within 60 s");
+  }
+  absl::SleepFor(paused);
+  if (::kill(first->pid(), SIGCONT) != 0) return absl::InternalError("SIGCONT failed");
+  if (fenced) {
+    IT_ASSIGN_OR_RETURN(it::ExitStatus exit, first->WaitForExit(absl::Seconds(60)));
+    if (exit.code != 8) {
+      return absl::InternalError(
+          fmt::format("the resumed outboxd was not fenced (exit 8 expected): {}", exit.ToString()));
+    }
+    return absl::OkStatus();
+  }
+  IT_ASSIGN_OR_RETURN(it::ExitStatus exit, first->Stop(absl::Seconds(60)));
+  if (!exit.ExitedZero()) {
+    return absl::InternalError(
+        fmt::format("the resumed outboxd did not hand over cleanly: {}", exit.ToString()));
+  }
+  return absl::OkStatus();
 }
 
 bool ChaosTest::ExpectAlive(const std::string& when) {

@@ -26,6 +26,10 @@ namespace outboxd::chaos {
 // line of the test binary (see chaos_main.cc).
 bool LongMode();
 void SetLongMode(bool on);
+// --exactly-once on the command line: [relay] delivery = "exactly_once" (as
+// OUTBOXD_CHAOS_DELIVERY=exactly_once; ctest passes an argument more reliably than a second
+// environment variable).
+void SetExactlyOnce(bool on);
 
 // "30.2 s".
 std::string Seconds(absl::Duration d);
@@ -70,6 +74,12 @@ class ChaosTest : public ::testing::Test {
   int launches() const { return static_cast<int>(processes_.size()); }
   // kill -9 of current(); nothing is launched in its place.
   void KillCurrent();
+  // Once the slot streams: SIGSTOP of current() (a long GC pause, a frozen VM) while a second
+  // outboxd is launched in its place; SIGCONT after `paused` (exactly_once: once the second
+  // initialized its Kafka transactions, which fences the first). exactly_once: the first must exit
+  // 8 on its next write. at_least_once: nothing fences it and it keeps the slot, so SIGTERM hands
+  // over (exit 0). The second is current() afterwards.
+  absl::Status PauseAndTakeOver(absl::Duration paused);
   // True if current() runs. Otherwise outboxd exited on its own, which it must never do in
   // these scenarios: records a failure naming `when`, with its exit status and log, and
   // launches a replacement so the scenario can still check the data.
