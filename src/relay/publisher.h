@@ -104,10 +104,17 @@ class Publisher final : private kafka::DeliveryHandler {
     std::string_view key;
     std::string_view value;
   };
-  // Adds `position` to the open transaction and commits it, waiting for every record of it to
-  // be acknowledged first. Errors as kafka::Producer::CommitTransaction; any error leaves the
-  // publisher failed (status()).
-  absl::Status CommitTransaction(const std::optional<ControlRecord>& position);
+  // Adds `position` to the open transaction and closes it: no record goes in until it is
+  // committed (Publish and PublishControl answer ResourceExhausted). Committing waits for every
+  // record of it to be acknowledged; CommitReady() says when that wait is over, so the loop
+  // serves other work meanwhile instead of blocking in the commit.
+  absl::Status CloseTransaction(const std::optional<ControlRecord>& position);
+  bool transaction_closing() const { return transaction_.closing; }
+  bool CommitReady() const { return transaction_.closing && in_flight_.empty(); }
+  // Commits the closed transaction, blocking until its records are acknowledged (at once when
+  // CommitReady()) and the coordinator answered. Errors as kafka::Producer::CommitTransaction;
+  // any error leaves the publisher failed (status()).
+  absl::Status CommitClosedTransaction();
 
   // OK while the streams may go on. Unavailable: rebuild the producer and replay every stream
   // from its confirmed LSN (fatal producer error, failed delivery). PermissionDenied:
@@ -172,6 +179,8 @@ class Publisher final : private kafka::DeliveryHandler {
   LateRejections* late_rejections_ = nullptr;  // exactly_once only; outlives the publisher.
   struct OpenTransaction {
     bool open = false;
+    bool closing = false;  // CloseTransaction() ran: its commit is under way.
+    std::chrono::steady_clock::time_point closed;
     uint64_t records = 0;
     uint64_t bytes = 0;
     std::chrono::steady_clock::time_point begun;

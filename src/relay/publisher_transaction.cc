@@ -7,18 +7,27 @@
 namespace outboxd::relay {
 
 absl::Status Publisher::EnsureTransaction() {
+  if (transaction_.closing) {
+    return absl::ResourceExhaustedError("the Kafka transaction is being committed");
+  }
   if (!transactional_ || transaction_.open) return absl::OkStatus();
   if (!failure_.ok()) return failure_;  // Nothing more goes into a failed producer.
   if (auto s = producer_->BeginTransaction(); !s.ok()) {
     Fail(s);
     return s;
   }
-  transaction_ = {.open = true, .records = 0, .bytes = 0, .begun = clock_.SteadyNow()};
+  transaction_ = {.open = true,
+                  .closing = false,
+                  .closed = {},
+                  .records = 0,
+                  .bytes = 0,
+                  .begun = clock_.SteadyNow()};
   return absl::OkStatus();
 }
 
 void Publisher::AbandonTransaction(std::string_view cause) {
   transaction_.open = false;
+  transaction_.closing = false;
   metrics_.kafka_transactions_aborted.With(cause).Add();
 }
 
@@ -39,23 +48,33 @@ std::chrono::steady_clock::time_point Publisher::transaction_due_at() const {
   return transaction_.begun + std::chrono::milliseconds(relay_config_.transaction_max_ms);
 }
 
-absl::Status Publisher::CommitTransaction(const std::optional<ControlRecord>& position) {
-  if (!transaction_.open) return absl::OkStatus();
-  absl::Status s;
+absl::Status Publisher::CloseTransaction(const std::optional<ControlRecord>& position) {
+  if (!transaction_.open || transaction_.closing) return absl::OkStatus();
   if (position) {
-    s = PublishControl(position->topic, position->key, position->value);
+    absl::Status s = PublishControl(position->topic, position->key, position->value);
     if (absl::IsResourceExhausted(s)) {
       // The queue is full of this transaction's records; the commit waits for them anyway.
       producer_->Flush(kTransactionCallTimeoutMs);
       s = PublishControl(position->topic, position->key, position->value);
     }
+    if (!s.ok()) {
+      if (absl::IsResourceExhausted(s)) s = absl::UnavailableError(s.message());
+      Fail(s);
+      AbandonTransaction(absl::IsAlreadyExists(s) ? kAbortedFenced : kAbortedByKafka);
+      return s;
+    }
   }
-  if (s.ok()) {
-    const auto started = clock_.SteadyNow();
-    s = producer_->CommitTransaction(kTransactionCallTimeoutMs);
-    metrics_.kafka_commit_seconds.Observe(
-        std::chrono::duration<double>(clock_.SteadyNow() - started).count());
-  }
+  transaction_.closing = true;
+  transaction_.closed = clock_.SteadyNow();
+  return absl::OkStatus();
+}
+
+absl::Status Publisher::CommitClosedTransaction() {
+  if (!transaction_.closing) return absl::OkStatus();
+  absl::Status s = producer_->CommitTransaction(kTransactionCallTimeoutMs);
+  // From the close: the wait for the last acknowledgements is part of what a commit costs.
+  metrics_.kafka_commit_seconds.Observe(
+      std::chrono::duration<double>(clock_.SteadyNow() - transaction_.closed).count());
   if (!s.ok()) {
     if (absl::IsResourceExhausted(s)) s = absl::UnavailableError(s.message());
     Fail(s);
@@ -66,6 +85,7 @@ absl::Status Publisher::CommitTransaction(const std::optional<ControlRecord>& po
   metrics_.kafka_transactions.Add();
   metrics_.kafka_transaction_records.Add(transaction_.records);
   transaction_.open = false;
+  transaction_.closing = false;
   return absl::OkStatus();
 }
 

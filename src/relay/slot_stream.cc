@@ -17,6 +17,10 @@ constexpr auto kProgressInterval = std::chrono::seconds(30);
 constexpr int kMaxMessagesPerRound = 1024;
 // How soon the first position record of a stream is retried.
 constexpr auto kFirstPositionRetry = std::chrono::milliseconds(200);
+// exactly_once: how much WAL is read ahead while a Kafka transaction commits, so the walsender
+// keeps decoding through the wait for its last acknowledgements (a few of Kafka's 2 MB queues;
+// at 400 B rows a drain's commit waited for 1-3 MB of output).
+constexpr size_t kReadAheadBytes = 4 << 20;
 
 }  // namespace
 
@@ -69,13 +73,16 @@ absl::Status SlotStream::Prepare() {
   const auto now = ctx_.clock.SteadyNow();
   if (now >= next_progress_) LogProgress(now);
   WritePositionIfDue(now);
-  return CommitIfDue();
+  if (auto s = FinishCommit(/*wait=*/false); !s.ok()) return s;
+  return CloseIfDue();
 }
 
-absl::Status SlotStream::CommitIfDue() {
-  if (publisher_.dead_letters_waiting(id_)) return absl::OkStatus();
+absl::Status SlotStream::CloseIfDue() {
+  if (closed_ || publisher_.dead_letters_waiting(id_)) return absl::OkStatus();
   if (!changes_.InTransaction()) {
-    return publisher_.TransactionDue() ? CommitTransaction() : absl::OkStatus();
+    if (!publisher_.TransactionDue()) return absl::OkStatus();
+    split_logged_ = false;
+    return Close({});
   }
   // Too long for one Kafka transaction: commit the part handed to Kafka so far, with a
   // position record that says how much of it is there.
@@ -91,16 +98,18 @@ absl::Status SlotStream::CommitIfDue() {
         progress.commit_lsn.ToString(), ctx_.config.relay.transaction_split_ms);
     split_logged_ = true;
   }
-  return Commit(progress);
+  return Close(progress);
 }
 
 absl::Status SlotStream::CommitTransaction() {
+  if (auto s = FinishCommit(/*wait=*/true); !s.ok()) return s;
   if (changes_.InTransaction()) return absl::OkStatus();
   split_logged_ = false;
-  return Commit({});
+  if (auto s = Close({}); !s.ok()) return s;
+  return FinishCommit(/*wait=*/true);
 }
 
-absl::Status SlotStream::Commit(position::PartialTransaction partial) {
+absl::Status SlotStream::Close(position::PartialTransaction partial) {
   if (!publisher_.transaction_open()) return absl::OkStatus();
   const Lsn lsn = tracker_.last_commit_lsn();
   std::optional<position::PositionRecord> record;
@@ -123,11 +132,19 @@ absl::Status SlotStream::Commit(position::PartialTransaction partial) {
     control.emplace(Publisher::ControlRecord{
         .topic = ctx_.positions->topic(), .key = record->slot, .value = value});
   }
-  if (auto s = publisher_.CommitTransaction(control); !s.ok()) {
+  if (auto s = publisher_.CloseTransaction(control); !s.ok()) return Blame(FailureSide::kKafka, s);
+  closed_.emplace(ClosedTransaction{.lsn = lsn, .record = std::move(record)});
+  return FinishCommit(/*wait=*/false);
+}
+
+absl::Status SlotStream::FinishCommit(bool wait) {
+  if (!closed_ || (!wait && !publisher_.CommitReady())) return absl::OkStatus();
+  if (auto s = publisher_.CommitClosedTransaction(); !s.ok()) {
     return Blame(FailureSide::kKafka, s);
   }
-  committed_.Committed(lsn);
-  if (record) ctx_.positions->Written(*record);
+  committed_.Committed(closed_->lsn);
+  if (closed_->record) ctx_.positions->Written(*closed_->record);
+  closed_.reset();
   return absl::OkStatus();
 }
 
@@ -152,7 +169,9 @@ void SlotStream::WritePosition() {
 
 bool SlotStream::Reading() const {
   if (finishing_ && !changes_.InTransaction()) return false;
-  return !HeldUpByKafka();
+  if (publisher_.dead_letters_waiting(id_)) return false;
+  if (closed_) return waiting_bytes_ < kReadAheadBytes;
+  return waiting_.empty();
 }
 
 pollfd SlotStream::PollRequest() const {
@@ -164,7 +183,9 @@ pollfd SlotStream::PollRequest() const {
           .revents = 0};
 }
 
-bool SlotStream::HeldUpByKafka() const { return blocked_ || publisher_.dead_letters_waiting(id_); }
+bool SlotStream::HeldUpByKafka() const {
+  return closed_ || !waiting_.empty() || publisher_.dead_letters_waiting(id_);
+}
 
 bool SlotStream::WantsAcks() const {
   return HeldUpByKafka() || ctx_.clock.SteadyNow() >= session_->next_confirm_allowed();
@@ -178,7 +199,7 @@ std::chrono::steady_clock::time_point SlotStream::Deadline() const {
   auto deadline = std::min(session_->next_status_due(), next_progress_);
   // A due Kafka transaction is committed at the next Postgres commit, which reading brings:
   // waking for it inside a Postgres transaction would only spin while Kafka holds reading up.
-  if (publisher_.transaction_open() && !changes_.InTransaction()) {
+  if (!closed_ && publisher_.transaction_open() && !changes_.InTransaction()) {
     deadline = std::min(deadline, publisher_.transaction_due_at());
   }
   // Wake for the position record only when it has something new to say.
@@ -197,15 +218,29 @@ absl::Status SlotStream::Service(short revents) {
   if (revents & POLLOUT) {
     if (auto s = session_->FlushOutput(); !s.ok()) return s;
   }
-  if (blocked_) {
-    absl::Status retry = changes_.Handle(*blocked_);
-    if (absl::IsResourceExhausted(retry)) return absl::OkStatus();
-    blocked_.reset();
-    if (!retry.ok()) return retry;
-  }
+  if (auto s = FinishCommit(/*wait=*/false); !s.ok()) return s;
+  if (auto s = HandleWaiting(); !s.ok()) return s;
   if (!Reading()) return absl::OkStatus();
   // libpq may hold buffered messages even when the socket is quiet, so always try to read.
   return ReadReplication();
+}
+
+absl::Status SlotStream::HandleWaiting() {
+  for (int i = 0; i < kMaxMessagesPerRound && !waiting_.empty() && !closed_; ++i) {
+    if (finishing_ && !changes_.InTransaction()) break;  // Stopping: no new transaction.
+    absl::Status s = changes_.Handle(waiting_.front());
+    if (absl::IsResourceExhausted(s)) return absl::OkStatus();
+    waiting_bytes_ -= waiting_.front().data.size();
+    waiting_.pop_front();
+    if (!s.ok()) return s;
+    if (auto c = CloseIfDue(); !c.ok()) return c;
+  }
+  return absl::OkStatus();
+}
+
+void SlotStream::Wait(WalMessage wal) {
+  waiting_bytes_ += wal.data.size();
+  waiting_.push_back(std::move(wal));
 }
 
 absl::Status SlotStream::ReadReplication() {
@@ -213,13 +248,18 @@ absl::Status SlotStream::ReadReplication() {
     auto wal = session_->Next();
     if (!wal.ok()) return wal.status();
     if (!wal->has_value()) return absl::OkStatus();
+    // Behind a message that waits, or while a commit is under way: in order, after it.
+    if (!waiting_.empty() || closed_) {
+      Wait(std::move(**wal));
+      continue;
+    }
     absl::Status s = changes_.Handle(**wal);
     if (absl::IsResourceExhausted(s)) {
-      blocked_.emplace(std::move(**wal));
-      return absl::OkStatus();
+      Wait(std::move(**wal));
+      continue;
     }
     if (!s.ok()) return s;
-    if (auto c = CommitIfDue(); !c.ok()) return c;
+    if (auto c = CloseIfDue(); !c.ok()) return c;
   }
   return absl::OkStatus();
 }

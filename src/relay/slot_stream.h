@@ -10,6 +10,7 @@
 #include <poll.h>
 
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,9 +61,10 @@ class SlotStream {
   bool HasOutstanding() const;
   uint64_t outstanding_records() const { return tracker_.outstanding_records(); }
   absl::Status SendStatusIfDue() { return session_->SendStatusIfDue(); }
-  // exactly_once: commits the open Kafka transaction with the position record of the newest
-  // Commit it holds; the slot may confirm that from now on. No-op when none is open or a
-  // Postgres transaction is half read (it stays open, and a restart aborts it).
+  // exactly_once, at shutdown: finishes a commit under way, then commits the open Kafka
+  // transaction with the position record of the newest Commit it holds; the slot may confirm
+  // that from now on. Blocks. Leaves a transaction open when a Postgres transaction is half
+  // read (a restart aborts it).
   absl::Status CommitTransaction();
   // Confirms what Kafka acknowledged and pushes it out before the connection closes, then
   // hands the position record for it to the publisher (flush it before the publisher goes).
@@ -74,9 +76,13 @@ class SlotStream {
   SlotStream(RelayContext& context, Publisher& publisher, const outbox::Encoder& encoder,
              std::string slot);
   absl::Status Connect();
-  // A message waits for room in Kafka's queue, or a dead letter of this stream does.
+  // A message waits for room in Kafka's queue or for a commit, a dead letter of this stream
+  // waits, or a commit is under way.
   bool HeldUpByKafka() const;
   bool Reading() const;
+  // Hands the messages read ahead to the ChangeHandler, in order, while Kafka takes them.
+  absl::Status HandleWaiting();
+  void Wait(WalMessage wal);
   absl::Status ReadReplication();
   void LogProgress(std::chrono::steady_clock::time_point now);
   // Hands the position record for the confirmed LSN to the publisher when it moved: quickly
@@ -84,12 +90,16 @@ class SlotStream {
   // most once per interval.
   void WritePositionIfDue(std::chrono::steady_clock::time_point now);
   void WritePosition();
-  // exactly_once: CommitTransaction once the open one is due at a Postgres commit, or Commit
-  // inside a Postgres transaction that kept it open for transaction_split_ms.
-  absl::Status CommitIfDue();
-  // Commits the open Kafka transaction with the position record of the newest Commit read and
-  // `partial`, the part of the open Postgres transaction it holds when split there.
-  absl::Status Commit(position::PartialTransaction partial);
+  // exactly_once: Close once the open Kafka transaction is due at a Postgres commit, or inside
+  // a Postgres transaction that kept it open for transaction_split_ms.
+  absl::Status CloseIfDue();
+  // Closes the open Kafka transaction with the position record of the newest Commit read and
+  // `partial`, the part of the open Postgres transaction it holds when split there. Its commit
+  // finishes in FinishCommit once Kafka acknowledged its records; reading goes on meanwhile.
+  absl::Status Close(position::PartialTransaction partial);
+  // Commits the closed transaction once its records are acknowledged (or at once, blocking,
+  // with `wait`); the slot may confirm its position from then on.
+  absl::Status FinishCommit(bool wait);
 
   RelayContext& ctx_;
   Publisher& publisher_;
@@ -99,9 +109,18 @@ class SlotStream {
   const StreamId id_;
   ChangeHandler changes_;
   std::unique_ptr<ReplicationSession> session_;
-  std::optional<WalMessage> blocked_;  // Message waiting for room in Kafka's queue.
-  bool finishing_ = false;             // See FinishOpenTransaction().
-  bool split_logged_ = false;          // For the open Postgres transaction.
+  // Messages read but not yet handled: one waiting for room in Kafka's queue, or those read
+  // ahead while a Kafka transaction commits (at most kReadAheadBytes).
+  std::deque<WalMessage> waiting_;
+  size_t waiting_bytes_ = 0;
+  // The closed Kafka transaction whose commit is under way, and what it lets the slot confirm.
+  struct ClosedTransaction {
+    Lsn lsn;
+    std::optional<position::PositionRecord> record;
+  };
+  std::optional<ClosedTransaction> closed_;
+  bool finishing_ = false;     // See FinishOpenTransaction().
+  bool split_logged_ = false;  // For the open Postgres transaction.
   std::chrono::steady_clock::time_point next_progress_;
   uint64_t progress_published_ = 0;  // Events published at the last progress line.
   std::chrono::steady_clock::time_point next_position_;
