@@ -62,8 +62,16 @@ absl::Status CheckTablesExist(Connection& conn, const SetupOptions& options) {
   return absl::OkStatus();
 }
 
+// The row filter of this stream's publication; empty with one slot.
+std::string RowFilterOf(Connection& conn, const SetupOptions& options) {
+  const Partition& p = options.partition;
+  if (p.count <= 1) return {};
+  return PartitionFilter(conn.QuoteIdentifier(p.key_column), p.count, p.index);
+}
+
 std::string CreatePublicationSql(Connection& conn, const SetupOptions& options) {
-  return pg::CreatePublicationSql(conn, options.publication, options.tables);
+  return pg::CreatePublicationSql(conn, options.publication, options.tables,
+                                  RowFilterOf(conn, options));
 }
 
 bool InRecovery(Connection& conn);
@@ -116,10 +124,10 @@ absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
     if (!*covered) {
       return absl::FailedPreconditionError(
           Concat("publication ", options.publication, " does not include ", Display(t),
-                 "; run: ", AddTableSql(conn, options.publication, t)));
+                 "; run: ", AddTableSql(conn, options.publication, t, RowFilterOf(conn, options))));
     }
   }
-  return absl::OkStatus();
+  return CheckPublicationFilter(conn, options.publication, options.tables, options.partition);
 }
 
 // True when the server is a standby: a slot made there cannot be a failover slot.
@@ -224,10 +232,18 @@ absl::Status LostSlotOr(Connection& conn, std::string_view slot, absl::Status fa
 
 absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupOptions& options) {
   if (auto s = CheckWalLevel(conn); !s.ok()) return s;
+  if (auto s = CheckRowFilterSupport(PQserverVersion(conn.raw()), options.partition.count);
+      !s.ok()) {
+    return s;
+  }
   auto identity = IdentifySystem(conn);
   if (!identity.ok()) return identity.status();
   if (auto s = CheckTablesExist(conn, options); !s.ok()) return s;
   if (auto s = CheckPublication(conn, options); !s.ok()) return s;
+  // Before this stream's slot may be created: a family of another count means resharding.
+  if (!options.partition.base_slot.empty()) {
+    if (auto s = CheckSlotFamily(conn, options.partition); !s.ok()) return s;
+  }
   if (options.resume_check) {
     auto slot = LookupSlot(conn, options.slot);
     if (!slot.ok()) return slot.status();
