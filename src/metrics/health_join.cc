@@ -1,5 +1,6 @@
 #include "metrics/health_join.h"
 
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_join.h"
