@@ -92,6 +92,37 @@ TEST_F(ParallelSlotsTest, EveryRowIsInExactlyOnePublication) {
   EXPECT_EQ(null_rows, 1) << "the row with a NULL aggregate id must be in exactly one";
 }
 
+// `check` and `slot status` list every slot and publication of the family.
+TEST_F(ParallelSlotsTest, CheckAndSlotStatusListEachSlot) {
+  config().parallel_slots = kSlots;
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * outboxd, StartOutboxd());
+  IT_ASSERT_OK_AND_ASSIGN(ExitStatus exit, outboxd->Stop(absl::Seconds(30)));
+  EXPECT_TRUE(exit.ExitedZero()) << exit.ToString();
+  const std::string config_path = absl::StrCat(log_dir(), "/outboxd.toml");
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * check,
+                          LaunchOutboxdWith({"check", "--config", config_path}));
+  IT_ASSERT_OK_AND_ASSIGN(ExitStatus checked, check->WaitForExit(absl::Seconds(60)));
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * status,
+                          LaunchOutboxdWith({"slot", "status", "--config", config_path}));
+  IT_ASSERT_OK_AND_ASSIGN(ExitStatus listed, status->WaitForExit(absl::Seconds(60)));
+  EXPECT_EQ(listed.code, 0) << Tail(*status);
+  EXPECT_EQ(CountLinesContaining(check->log_path(), "PASS parallel_slots = 4: slots "), 1)
+      << Tail(*check, 60);
+  for (int i = 0; i < kSlots; ++i) {
+    EXPECT_EQ(CountLinesContaining(check->log_path(),
+                                   absl::StrCat("PASS publication ", publication(), "_", i,
+                                                ": covers the tables, inserts only, WHERE")),
+              1)
+        << Tail(*check, 60);
+    EXPECT_EQ(CountLinesContaining(check->log_path(), absl::StrCat("slot ", slot(), "_", i, ": ")),
+              1)
+        << Tail(*check, 60);
+    EXPECT_EQ(CountLinesContaining(status->log_path(), absl::StrCat("slot ", slot(), "_", i)), 1)
+        << Tail(*status);
+  }
+  std::cout << "[parallel] check exited " << checked.ToString() << "\n";
+}
+
 // Why the filter masks the sign bit instead of abs(): hashtext can return -2147483648, whose
 // abs() is an error, and an error inside a walsender's row filter stops the slot.
 TEST_F(ParallelSlotsTest, TheFilterArithmeticCannotFailWhereAbsDoes) {
