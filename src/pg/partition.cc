@@ -11,13 +11,14 @@
 namespace outboxd::pg {
 namespace {
 
-// Lower case, without blanks, parentheses and "::text" (a no-op cast on a text column, which
-// the parser drops; kept, parenthesised, on varchar).
+// Lower case, without blanks, parentheses, double quotes (libpq quotes every identifier, the
+// deparser only those that need it) and "::text" (a no-op cast on a text column, which the
+// parser drops; kept, parenthesised, on varchar).
 std::string NormalizeFilter(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')') continue;
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')' || c == '"') continue;
     out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   for (size_t at = out.find("::text"); at != std::string::npos; at = out.find("::text", at)) {

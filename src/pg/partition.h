@@ -35,7 +35,8 @@ std::string PartitionFilter(std::string_view quoted_column, int count, int index
 
 // True when `actual` (pg_publication_tables.rowfilter, Postgres' deparsed text) is the filter
 // `expected` (PartitionFilter). Compares with case, blanks, parentheses and ::text casts taken
-// out, which are all that deparsing adds or drops for this expression.
+// out (and identifiers' double quotes), which are all that deparsing adds or drops for this
+// expression.
 bool SameRowFilter(std::string_view expected, std::string_view actual);
 
 // FailedPrecondition naming the fix when `count` slots cannot be served by a server of

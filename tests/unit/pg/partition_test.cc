@@ -22,7 +22,7 @@ TEST(PartitionFilterTest, MasksTheSignBitAndMapsNullToZero) {
 // What PG 15 stores for the filter, read back from pg_publication_tables.rowfilter: on a text
 // column the no-op cast disappears, on varchar it stays, parenthesised.
 TEST(SameRowFilterTest, AcceptsPostgresDeparsedText) {
-  const std::string ours = PartitionFilter("aggregateid", 4, 1);
+  const std::string ours = PartitionFilter("\"aggregateid\"", 4, 1);  // As libpq quotes it.
   EXPECT_TRUE(SameRowFilter(ours, "(((COALESCE(hashtext(aggregateid), 0) & 2147483647) % 4) = 1)"));
   EXPECT_TRUE(
       SameRowFilter(ours, "(((COALESCE(hashtext((aggregateid)::text), 0) & 2147483647) % 4) = 1)"));
