@@ -24,12 +24,15 @@ Health::Component Join(const std::vector<Health::Snapshot>& parts,
 
 HealthJoin::HealthJoin(Health& target, std::vector<std::string> slots)
     : target_(target), slots_(std::move(slots)) {
-  absl::MutexLock lock(&mu_);
+  std::vector<Health::Snapshot> initial;
   for (size_t i = 0; i < slots_.size(); ++i) {
     parts_.push_back(std::make_unique<Health>());
-    latest_.push_back(parts_.back()->Read());
+    initial.push_back(parts_.back()->Read());
     parts_.back()->OnChange([this, i](const Health::Snapshot& s) { Changed(i, s); });
   }
+  // Not while reading the parts: the lock order is a part's lock, then mu_.
+  absl::MutexLock lock(&mu_);
+  latest_ = std::move(initial);
 }
 
 void HealthJoin::Changed(size_t index, const Health::Snapshot& snapshot) {

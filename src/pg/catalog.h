@@ -56,11 +56,12 @@ absl::StatusOr<std::optional<PublicationInfo>> LookupPublication(Connection& con
                                                                  std::string_view name);
 absl::StatusOr<bool> PublicationIncludes(Connection& conn, std::string_view publication,
                                          const QualifiedTable& table);
-// CREATE PUBLICATION ... FOR TABLE ... WITH (publish = 'insert'), identifiers quoted; each
-// table with WHERE (`row_filter`) unless it is empty (parallel slots, pg/partition.h).
+// CREATE PUBLICATION ... FOR TABLE ... WITH (publish = 'insert'), identifiers quoted; table i
+// with WHERE (`row_filters[i]`) where that is given and not empty (parallel slots,
+// pg/partition.h).
 std::string CreatePublicationSql(Connection& conn, std::string_view publication,
                                  const std::vector<QualifiedTable>& tables,
-                                 std::string_view row_filter = {});
+                                 const std::vector<std::string>& row_filters = {});
 std::string AddTableSql(Connection& conn, std::string_view publication, const QualifiedTable& table,
                         std::string_view row_filter = {});
 

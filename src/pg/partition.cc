@@ -40,9 +40,67 @@ std::string MemberName(std::string_view base, int count, int index) {
   return fmt::format("{}_{}", base, index);
 }
 
-std::string PartitionFilter(std::string_view quoted_column, int count, int index) {
-  return fmt::format("(coalesce(hashtext({}::text), 0) & 2147483647) % {} = {}", quoted_column,
-                     count, index);
+std::optional<std::string> HashOf(std::string_view quoted_column, uint32_t type_oid) {
+  // pg_type OIDs, fixed since Postgres' first releases (catalog/pg_type.dat).
+  constexpr uint32_t kInt8 = 20, kInt2 = 21, kInt4 = 23, kText = 25, kBpchar = 1042,
+                     kVarchar = 1043, kUuid = 2950;
+  switch (type_oid) {
+    case kText:
+    case kVarchar:
+    case kBpchar:
+      return fmt::format("hashtext({}::text)", quoted_column);
+    case kUuid:
+      return fmt::format("uuid_hash({})", quoted_column);
+    case kInt2:
+      return fmt::format("hashint2({})", quoted_column);
+    case kInt4:
+      return fmt::format("hashint4({})", quoted_column);
+    case kInt8:
+      return fmt::format("hashint8({})", quoted_column);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string PartitionFilter(std::string_view hash, int count, int index) {
+  return fmt::format("(coalesce({}, 0) & 2147483647) % {} = {}", hash, count, index);
+}
+
+absl::StatusOr<std::vector<std::string>> PartitionFilters(Connection& conn,
+                                                          const std::vector<QualifiedTable>& tables,
+                                                          const Partition& partition) {
+  std::vector<std::string> out;
+  if (partition.count <= 1) return out;
+  for (const QualifiedTable& t : tables) {
+    auto info = LookupTable(conn, t);
+    if (!info.ok()) return info.status();
+    if (!info->has_value()) {
+      out.emplace_back();
+      continue;
+    }
+    const TableInfo& table = **info;
+    const auto column = std::find(table.columns.begin(), table.columns.end(), partition.key_column);
+    if (column == table.columns.end()) {
+      return absl::FailedPreconditionError(fmt::format(
+          "outbox table {} has no column {} ([outbox] aggregate_id_column), whose hash splits "
+          "the rows between the parallel slots; fix aggregate_id_column or set parallel_slots "
+          "= 1",
+          t.ToString(), partition.key_column));
+    }
+    const auto at = static_cast<size_t>(column - table.columns.begin());
+    std::optional<std::string> hash =
+        HashOf(conn.QuoteIdentifier(partition.key_column), table.type_oids[at]);
+    if (!hash) {
+      return absl::FailedPreconditionError(fmt::format(
+          "column {} of outbox table {} is of type {}, which a row filter cannot hash (a cast "
+          "to text is not allowed there); parallel_slots needs a text, varchar, char, uuid, "
+          "smallint, integer or bigint aggregate id: change the column's type or set "
+          "parallel_slots = 1",
+          partition.key_column, t.ToString(), table.type_names[at]));
+    }
+    out.push_back(PartitionFilter(*hash, partition.count, partition.index));
+  }
+  return out;
 }
 
 bool SameRowFilter(std::string_view expected, std::string_view actual) {
@@ -105,9 +163,11 @@ absl::Status CheckPublicationFilter(Connection& conn, std::string_view publicati
                                     const std::vector<QualifiedTable>& tables,
                                     const Partition& partition) {
   if (partition.count <= 1) return absl::OkStatus();
-  const std::string expected =
-      PartitionFilter(conn.QuoteIdentifier(partition.key_column), partition.count, partition.index);
-  for (const QualifiedTable& t : tables) {
+  auto filters = PartitionFilters(conn, tables, partition);
+  if (!filters.ok()) return filters.status();
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const QualifiedTable& t = tables[i];
+    const std::string& expected = (*filters)[i];
     auto result = conn.Query(
         Concat("SELECT rowfilter FROM pg_catalog.pg_publication_tables WHERE pubname = ",
                conn.QuoteLiteral(publication), " AND schemaname = ", conn.QuoteLiteral(t.schema),

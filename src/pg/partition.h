@@ -4,11 +4,14 @@
 // aggregates that belong to slot i. Each aggregate lives in one slot, so its order holds.
 // Row filters are PostgreSQL 15+.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "pg/catalog.h"
 #include "pg/connection.h"
 
@@ -25,13 +28,25 @@ struct Partition {
 // `base` with one slot, "<base>_<index>" with several: slot and publication names.
 std::string MemberName(std::string_view base, int count, int index);
 
-// The row filter of slot `index` of `count` on `quoted_column` (already quoted):
-//   (coalesce(hashtext(col::text), 0) & 2147483647) % count = index
-// hashtext is immutable and built in (allowed in a row filter); `& 2147483647` clears the sign
-// bit, so unlike abs() it cannot overflow on -2147483648 (an error in a walsender's filter
-// stops the slot); coalesce gives a NULL aggregate id hash 0, i.e. slot 0, where
-// `hashtext(NULL) % n` would be NULL and publish the row in no slot at all.
-std::string PartitionFilter(std::string_view quoted_column, int count, int index);
+// The immutable built-in hash of `quoted_column` (already quoted) of type `type_oid`
+// (pg_attribute.atttypid), the only kind of function a row filter may call: hashtext for
+// text, varchar and char (cast to text), uuid_hash, hashint2/4/8. nullopt for other types: a
+// cast to text of those is an I/O coercion, which row filters refuse.
+std::optional<std::string> HashOf(std::string_view quoted_column, uint32_t type_oid);
+
+// The row filter of slot `index` of `count` over `hash` (HashOf):
+//   (coalesce(<hash>, 0) & 2147483647) % count = index
+// `& 2147483647` clears the sign bit, so unlike abs() it cannot overflow on -2147483648 (an
+// error in a walsender's row filter stops the slot); coalesce gives a NULL aggregate id slot
+// 0, where `hash(NULL) % n` would be NULL and publish the row in no slot at all.
+std::string PartitionFilter(std::string_view hash, int count, int index);
+
+// With partition.count > 1: each table's row filter, in order (empty for a table that does not
+// exist: set-up reports that itself). Empty with one slot. FailedPrecondition naming the fix
+// when a table lacks partition.key_column or its type has no hash (HashOf).
+absl::StatusOr<std::vector<std::string>> PartitionFilters(Connection& conn,
+                                                          const std::vector<QualifiedTable>& tables,
+                                                          const Partition& partition);
 
 // True when `actual` (pg_publication_tables.rowfilter, Postgres' deparsed text) is the filter
 // `expected` (PartitionFilter). Compares with case, blanks, parentheses and ::text casts taken
@@ -55,7 +70,7 @@ absl::Status JudgeSlotFamily(std::string_view base, int count,
 absl::Status CheckSlotFamily(Connection& conn, const Partition& partition);
 
 // With partition.count > 1: FailedPrecondition naming the fix unless `publication` filters
-// each of `tables` with exactly PartitionFilter. No-op for count = 1.
+// each of `tables` with exactly its PartitionFilters entry. No-op for count = 1.
 absl::Status CheckPublicationFilter(Connection& conn, std::string_view publication,
                                     const std::vector<QualifiedTable>& tables,
                                     const Partition& partition);

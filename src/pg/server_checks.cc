@@ -234,9 +234,13 @@ class ServerChecker {
     const std::string name = Concat("publication ", options_.publication);
     auto pub = LookupPublication(conn_, options_.publication);
     if (!Ok(pub.status(), name)) return;
-    const std::string filter = RowFilter();
+    auto filters = PartitionFilters(conn_, options_.tables, options_.partition);
+    if (!filters.ok()) {
+      out_.push_back(FromError(name, filters.status(), ""));
+      return;
+    }
     const std::string create =
-        CreatePublicationSql(conn_, options_.publication, options_.tables, filter);
+        CreatePublicationSql(conn_, options_.publication, options_.tables, *filters);
     if (!pub->has_value()) {
       if (!options_.create_missing || !options_.create_publication) {
         const std::string_view key = options_.create_missing ? "create_publication" : "create_slot";
@@ -260,10 +264,14 @@ class ServerChecker {
       return;
     }
     std::vector<std::string> fixes;
-    for (const QualifiedTable& t : options_.tables) {
+    for (size_t i = 0; i < options_.tables.size(); ++i) {
+      const QualifiedTable& t = options_.tables[i];
       auto covered = PublicationIncludes(conn_, options_.publication, t);
       if (!Ok(covered.status(), name)) return;
-      if (!*covered) fixes.push_back(AddTableSql(conn_, options_.publication, t, filter));
+      if (!*covered) {
+        fixes.push_back(
+            AddTableSql(conn_, options_.publication, t, i < filters->size() ? (*filters)[i] : ""));
+      }
     }
     if (!fixes.empty()) {
       out_.push_back(Fail(name, "does not include every outbox table",
@@ -279,17 +287,10 @@ class ServerChecker {
                !s.ok()) {
       out_.push_back(FromError(name, s, ""));
     } else {
-      out_.push_back(Pass(name, filter.empty()
-                                    ? "covers the tables, inserts only"
-                                    : Concat("covers the tables, inserts only, WHERE ", filter)));
+      out_.push_back(Pass(name, filters->empty() ? "covers the tables, inserts only"
+                                                 : Concat("covers the tables, inserts only, WHERE ",
+                                                          filters->front())));
     }
-  }
-
-  // The row filter of options_'s publication; empty with one slot.
-  std::string RowFilter() const {
-    const Partition& p = options_.partition;
-    if (p.count <= 1) return {};
-    return PartitionFilter(conn_.QuoteIdentifier(p.key_column), p.count, p.index);
   }
 
   // PG 15+ and the slot family, then each slot's publication and slot, as for one slot.

@@ -15,21 +15,42 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(PartitionFilterTest, MasksTheSignBitAndMapsNullToZero) {
-  EXPECT_EQ(PartitionFilter("\"aggregateid\"", 4, 3),
+  EXPECT_EQ(PartitionFilter("hashtext(\"aggregateid\"::text)", 4, 3),
             "(coalesce(hashtext(\"aggregateid\"::text), 0) & 2147483647) % 4 = 3");
+}
+
+// PG 15 refuses a cast to text of uuid or bigint in a row filter (an I/O coercion: "invalid
+// publication WHERE expression"), so those types get their own built-in hash.
+TEST(HashOfTest, EachAggregateIdTypeHasAnImmutableBuiltInHash) {
+  EXPECT_EQ(HashOf("c", 25), "hashtext(c::text)");    // text
+  EXPECT_EQ(HashOf("c", 1043), "hashtext(c::text)");  // varchar
+  EXPECT_EQ(HashOf("c", 1042), "hashtext(c::text)");  // char(n)
+  EXPECT_EQ(HashOf("c", 2950), "uuid_hash(c)");
+  EXPECT_EQ(HashOf("c", 21), "hashint2(c)");
+  EXPECT_EQ(HashOf("c", 23), "hashint4(c)");
+  EXPECT_EQ(HashOf("c", 20), "hashint8(c)");
+  EXPECT_EQ(HashOf("c", 3802), std::nullopt);  // jsonb
 }
 
 // What PG 15 stores for the filter, read back from pg_publication_tables.rowfilter: on a text
 // column the no-op cast disappears, on varchar it stays, parenthesised.
 TEST(SameRowFilterTest, AcceptsPostgresDeparsedText) {
-  const std::string ours = PartitionFilter("\"aggregateid\"", 4, 1);  // As libpq quotes it.
+  // The column as libpq quotes it.
+  const std::string ours = PartitionFilter("hashtext(\"aggregateid\"::text)", 4, 1);
   EXPECT_TRUE(SameRowFilter(ours, "(((COALESCE(hashtext(aggregateid), 0) & 2147483647) % 4) = 1)"));
   EXPECT_TRUE(
       SameRowFilter(ours, "(((COALESCE(hashtext((aggregateid)::text), 0) & 2147483647) % 4) = 1)"));
 }
 
+TEST(SameRowFilterTest, AcceptsTheOtherHashesDeparsed) {
+  EXPECT_TRUE(SameRowFilter(PartitionFilter("uuid_hash(\"a\")", 4, 0),
+                            "(((COALESCE(uuid_hash(a), 0) & 2147483647) % 4) = 0)"));
+  EXPECT_TRUE(SameRowFilter(PartitionFilter("hashint8(\"b\")", 4, 0),
+                            "(((COALESCE(hashint8(b), 0) & 2147483647) % 4) = 0)"));
+}
+
 TEST(SameRowFilterTest, RejectsAnotherCountIndexOrHash) {
-  const std::string ours = PartitionFilter("aggregateid", 4, 1);
+  const std::string ours = PartitionFilter("hashtext(aggregateid::text)", 4, 1);
   EXPECT_FALSE(
       SameRowFilter(ours, "(((COALESCE(hashtext(aggregateid), 0) & 2147483647) % 2) = 1)"));
   EXPECT_FALSE(
