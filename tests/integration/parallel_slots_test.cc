@@ -44,7 +44,9 @@ class ParallelSlotsTest : public OutboxdTest {
     if (!process.ok()) return 0;
     absl::StatusOr<ExitStatus> exit = (*process)->WaitForExit(absl::Seconds(60));
     EXPECT_TRUE(exit.ok()) << "outboxd did not exit: " << exit.status() << "\n" << Tail(**process);
-    if (exit.ok()) EXPECT_EQ(exit->code, 3) << exit->ToString() << "\n" << Tail(**process);
+    if (exit.ok()) {
+      EXPECT_EQ(exit->code, 3) << exit->ToString() << "\n" << Tail(**process);
+    }
     const int lines = CountLinesContaining((*process)->log_path(), needle);
     EXPECT_GT(lines, 0) << "no line holds \"" << needle << "\"\n" << Tail(**process);
     return lines;
