@@ -56,7 +56,16 @@ struct PostgresConfig {
   static constexpr int32_t kAutomaticMinSafeWal = -1;
   int32_t slot_check_interval_ms = 5000;
   int32_t min_safe_wal_size_mb = kAutomaticMinSafeWal;
+  // Parallel slots (PG 15+): N > 1 streams slots "<slot>_<i>" with publications
+  // "<publication>_<i>" (i = 0..N-1), whose row filters give each aggregate id to exactly one
+  // (pg::PartitionFilter). 1 = the one slot and publication named above.
+  int32_t parallel_slots = 1;
 };
+
+// The slot and publication of stream `index` (0 <= index < parallel_slots): the configured
+// names with one slot, "<name>_<index>" with several.
+std::string SlotName(const PostgresConfig& pg, int index);
+std::string PublicationName(const PostgresConfig& pg, int index);
 
 // Where table.fields.additional.placement puts a column: a record header, a field of the
 // value's envelope next to "payload", or (an integer column) the record's partition.

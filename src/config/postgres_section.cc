@@ -17,7 +17,8 @@ constexpr std::string_view kPostgresKeys[] = {"conninfo",
                                               "create_publication",
                                               "status_interval_ms",
                                               "slot_check_interval_ms",
-                                              "min_safe_wal_size_mb"};
+                                              "min_safe_wal_size_mb",
+                                              "parallel_slots"};
 constexpr std::string_view kRelayKeys[] = {
     "shutdown_timeout_ms",   "delivery",           "transactional_id",    "transaction_max_events",
     "transaction_max_bytes", "transaction_max_ms", "transaction_split_ms"};
@@ -112,6 +113,40 @@ absl::Status ReadConninfo(const SectionReader& reader, const Environment& env, s
   return absl::OkStatus();
 }
 
+// parallel_slots, after slot, publication and message_prefixes, which it constrains.
+absl::Status ReadParallelSlots(const SectionReader& reader, PostgresConfig& out) {
+  // 64 walsenders decoding the same WAL would cost the server far more than they gain.
+  if (auto s = reader.ReadInt("parallel_slots", "parallel_slots = 2", 1, 64, out.parallel_slots);
+      !s.ok()) {
+    return s;
+  }
+  const int32_t n = out.parallel_slots;
+  if (n == 1) return absl::OkStatus();
+  if (!out.message_prefixes.empty()) {
+    // A row filter splits table rows only; every slot would receive every logical message.
+    return reader.Error("parallel_slots",
+                        fmt::format("= {} cannot split logical decoding messages "
+                                    "(message_prefixes): every slot would publish each one",
+                                    n),
+                        "use parallel_slots = 1 with message_prefixes");
+  }
+  const size_t suffix = fmt::formatted_size("_{}", n - 1);
+  if (out.slot.size() + suffix > 63) {
+    return reader.Error(
+        "parallel_slots",
+        fmt::format("= {} makes slot names \"{}_<i>\" longer than 63 bytes", n, out.slot),
+        "shorten [postgres] slot");
+  }
+  if (out.publication.size() + suffix > 63) {
+    return reader.Error("parallel_slots",
+                        fmt::format("= {} makes publication names \"{}_<i>\" longer than 63 "
+                                    "bytes",
+                                    n, out.publication),
+                        "shorten [postgres] publication");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Span<const std::string_view> PostgresKeys() { return kPostgresKeys; }
@@ -167,8 +202,12 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
     return s;
   }
   // Up to 1 TiB: any larger is far past a sensible max_slot_wal_keep_size.
-  return reader.ReadInt("min_safe_wal_size_mb", "min_safe_wal_size_mb = 1024", 0, 1048576,
-                        out.min_safe_wal_size_mb);
+  if (auto s = reader.ReadInt("min_safe_wal_size_mb", "min_safe_wal_size_mb = 1024", 0, 1048576,
+                              out.min_safe_wal_size_mb);
+      !s.ok()) {
+    return s;
+  }
+  return ReadParallelSlots(reader, out);
 }
 
 constexpr std::array<std::pair<std::string_view, Delivery>, 2> kDeliveries = {{

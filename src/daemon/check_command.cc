@@ -22,6 +22,7 @@ pg::ServerCheckOptions ServerOptions(const config::Config& config) {
                                  .create_publication = config.postgres.create_publication,
                                  .check_table = {}};
   for (const auto& t : config.postgres.tables) options.tables.push_back({t.schema, t.name});
+  options.partition = relay::SetupOptionsOf(config, 0).partition;
   const config::OutboxConfig& outbox = config.outbox;
   options.columns = {{outbox.id_column, "[outbox] id_column"},
                      {outbox.aggregate_type_column, "[outbox] aggregate_type_column"},

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "fmt/ranges.h"
 #include "http/status_server.h"
 #include "metrics/health.h"
+#include "metrics/health_join.h"
 #include "metrics/metrics.h"
 #include "pg/slot_monitor.h"
 #include "position/position_guard.h"
@@ -62,8 +64,31 @@ pg::ResumeCheck ResumeCheckOf(position::PositionGuard& guard) {
   };
 }
 
-position::GuardOptions GuardOptionsOf(const config::Config& config, const RunFlags& flags) {
-  return {.slot = config.postgres.slot, .allow_new_slot = flags.allow_new_slot};
+position::GuardOptions GuardOptionsOf(const std::string& slot, const RunFlags& flags) {
+  return {.slot = slot, .allow_new_slot = flags.allow_new_slot};
+}
+
+// The slots of [postgres] parallel_slots, in stream order.
+std::vector<std::string> SlotNamesOf(const config::PostgresConfig& pg) {
+  std::vector<std::string> names;
+  for (int i = 0; i < pg.parallel_slots; ++i) names.push_back(config::SlotName(pg, i));
+  return names;
+}
+
+// The WAL guard of one slot, reporting to `health`.
+std::unique_ptr<pg::SlotMonitor> SlotMonitorOf(const config::PostgresConfig& pg,
+                                               const std::string& slot,
+                                               metrics::RelayMetrics& metrics,
+                                               metrics::Health& health) {
+  return std::make_unique<pg::SlotMonitor>(
+      pg::SlotMonitorOptions{
+          .conninfo = pg.conninfo,
+          .slot = slot,
+          .interval = std::chrono::milliseconds(pg.slot_check_interval_ms),
+          .min_safe_wal_size_bytes = pg.min_safe_wal_size_mb < 0
+                                         ? -1  // Automatic: from max_slot_wal_keep_size.
+                                         : int64_t{pg.min_safe_wal_size_mb} << 20},
+      metrics, health);
 }
 
 // systemd's STATUS= line for a readiness snapshot: what it streams, or what it waits for.
@@ -101,9 +126,14 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
   }
   std::vector<std::string> tables;
   for (const auto& t : config.postgres.tables) tables.push_back(t.ToString());
-  log::Info("outboxd {} starting (librdkafka {}, libpq {}): tables {}, slot {}, publication {}",
+  log::Info("outboxd {} starting (librdkafka {}, libpq {}): tables {}, slot {}, publication {}{}",
             build.version, build.librdkafka, build.libpq, fmt::join(tables, ", "),
-            config.postgres.slot, config.postgres.publication);
+            config.postgres.slot, config.postgres.publication,
+            config.postgres.parallel_slots > 1
+                ? fmt::format(", {} parallel slots {}_<i> (publications {}_<i>)",
+                              config.postgres.parallel_slots, config.postgres.slot,
+                              config.postgres.publication)
+                : std::string());
   // One of each per process; they outlive the relay and the status server that read them.
   metrics::RelayMetrics metrics;
   ServiceNotifier notifier;  // Before health: health's observer calls it.
@@ -116,28 +146,41 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     ::close(stop_fd);
     return kExitUsage;
   }
-  // The WAL guard runs beside the relay for its whole life (docs/operating.md, "WAL-safety guard").
-  pg::SlotMonitor slot_monitor(
-      {.conninfo = config.postgres.conninfo,
-       .slot = config.postgres.slot,
-       .interval = std::chrono::milliseconds(config.postgres.slot_check_interval_ms),
-       .min_safe_wal_size_bytes = config.postgres.min_safe_wal_size_mb < 0
-                                      ? -1  // Automatic: from max_slot_wal_keep_size.
-                                      : int64_t{config.postgres.min_safe_wal_size_mb} << 20},
-      metrics, health);
-  if (auto s = slot_monitor.Start(); !s.ok()) {
-    log::Error("{}", MessageOf(s));
-    return kExitFailure;
+  const std::vector<std::string> slots = SlotNamesOf(config.postgres);
+  // Parallel slots: each slot's readiness joined into the one /readyz (metrics/health_join.h).
+  std::unique_ptr<metrics::HealthJoin> slot_health;
+  if (slots.size() > 1) slot_health = std::make_unique<metrics::HealthJoin>(health, slots);
+  auto health_of = [&](size_t i) -> metrics::Health& {
+    return slot_health ? slot_health->part(i) : health;
+  };
+  // The WAL guard of each slot runs beside the relay for its whole life (docs/operating.md,
+  // "WAL-safety guard").
+  std::vector<std::unique_ptr<pg::SlotMonitor>> slot_monitors;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    slot_monitors.push_back(SlotMonitorOf(config.postgres, slots[i], metrics, health_of(i)));
+    if (auto s = slot_monitors.back()->Start(); !s.ok()) {
+      log::Error("{}", MessageOf(s));
+      return kExitFailure;
+    }
   }
   auto position_store = position::PositionStore::Create(config.kafka);
   if (!position_store.ok()) {
     log::Error("{}", MessageOf(position_store.status()));
     return ExitCodeFor(position_store.status());
   }
-  position::PositionGuard position_guard(**position_store, GuardOptionsOf(config, flags));
+  // One position record per slot, all in the one store.
+  std::vector<std::unique_ptr<position::PositionGuard>> position_guards;
+  for (const std::string& slot : slots) {
+    position_guards.push_back(
+        std::make_unique<position::PositionGuard>(**position_store, GuardOptionsOf(slot, flags)));
+  }
   // Kafka reads the position record while the relay connects to Postgres. Not for exactly_once:
-  // there the record is read after InitTransactions settled the last transaction (Reload).
-  if (config.relay.delivery != config::Delivery::kExactlyOnce) position_guard.Prefetch();
+  // there the record is read after InitTransactions settled the last transaction (Reload). Not
+  // with several slots either: the store serves one read at a time, and each guard reads its
+  // record itself at its slot's first connect.
+  if (config.relay.delivery != config::Delivery::kExactlyOnce && slots.size() == 1) {
+    position_guards[0]->Prefetch();
+  }
   SystemClock clock;
   relay::StopSignal stop(stop_fd);
   relay::RelayContext context{
@@ -146,16 +189,29 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
       .metrics = metrics,
       .health = health,
       .stop = stop,
-      .connectors = relay::LiveConnectors(config, ResumeCheckOf(position_guard))};
+      .connectors = relay::LiveConnectors(config, ResumeCheckOf(*position_guards[0]))};
   // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
-  context.positions = &position_guard;
+  context.positions = position_guards[0].get();
   context.notifier = &notifier;
-  context.slot_check = [&slot_monitor] {
-    return slot_monitor.lost() ? absl::AbortedError(slot_monitor.lost_message()) : absl::OkStatus();
+  context.slot_check = [&slot_monitors] {
+    for (const auto& monitor : slot_monitors) {
+      if (monitor->lost()) return absl::AbortedError(monitor->lost_message());
+    }
+    return absl::OkStatus();
   };
+  if (slots.size() > 1) {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      context.parallel_slots.push_back(
+          {.slot = slots[i],
+           .replication = relay::LiveReplication(config, static_cast<int>(i),
+                                                 ResumeCheckOf(*position_guards[i])),
+           .positions = position_guards[i].get(),
+           .health = &health_of(i)});
+    }
+  }
   const absl::Status status = relay::RunRelay(context);
   status_server.Stop();
-  slot_monitor.Stop();
+  for (const auto& monitor : slot_monitors) monitor->Stop();
   ::close(stop_fd);
   if (!status.ok()) {
     log::Error("{}", MessageOf(status));

@@ -1,14 +1,19 @@
 #include "daemon/slot_command.h"
 
+#include <string>
+#include <vector>
+
 #include "common/log.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "daemon/exit_codes.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "pg/catalog.h"
 #include "pg/server_checks.h"
 #include "pg/slot_setup.h"
 #include "position/position_store.h"
+#include "relay/context.h"
 
 namespace outboxd::daemon {
 namespace {
@@ -46,42 +51,61 @@ int Status(pg::Connection& conn, const std::string& slot, std::FILE* out) {
   return kExitOk;
 }
 
+// Every slot of [postgres] parallel_slots: the one slot, or "<slot>_0" to "<slot>_<N-1>".
+std::vector<std::string> SlotsOf(const config::Config& config) {
+  std::vector<std::string> slots;
+  for (int i = 0; i < config.postgres.parallel_slots; ++i) {
+    slots.push_back(config::SlotName(config.postgres, i));
+  }
+  return slots;
+}
+
+// The first failure's exit code over every slot, else kExitOk.
+template <typename Each>
+int ForEachSlot(const config::Config& config, Each each) {
+  int worst = kExitOk;
+  for (const std::string& slot : SlotsOf(config)) {
+    const int code = each(slot);
+    if (worst == kExitOk) worst = code;
+  }
+  return worst;
+}
+
 int Create(const config::Config& config, std::FILE* out) {
   auto conn = pg::Connection::Open(config.postgres.conninfo);
   if (!conn.ok()) return Failed(conn.status());
-  pg::SetupOptions options{.slot = config.postgres.slot,
-                           .publication = config.postgres.publication,
-                           .tables = {},
-                           .create_missing = true,
-                           .resume_check = {}};
-  for (const auto& t : config.postgres.tables) options.tables.push_back({t.schema, t.name});
-  auto identity = pg::PrepareReplication(*conn, options);
-  if (!identity.ok()) return Failed(identity.status());
-  std::fprintf(out, "publication %s and slot %s are ready\n", options.publication.c_str(),
-               options.slot.c_str());
-  return Status(*conn, options.slot, out);
+  for (int i = 0; i < config.postgres.parallel_slots; ++i) {
+    pg::SetupOptions options = relay::SetupOptionsOf(config, i);
+    options.create_missing = true;
+    options.create_publication = true;
+    auto identity = pg::PrepareReplication(*conn, options);
+    if (!identity.ok()) return Failed(identity.status());
+    std::fprintf(out, "publication %s and slot %s are ready\n", options.publication.c_str(),
+                 options.slot.c_str());
+  }
+  return ForEachSlot(config, [&](const std::string& slot) { return Status(*conn, slot, out); });
 }
 
 // Deletes the slot's position record too: a slot dropped on purpose must not make the next
 // `outboxd run` refuse (exit 7) for the missing slot. Best effort, reported.
-void DeletePositionRecord(const config::Config& config, std::FILE* out) {
+void DeletePositionRecord(const config::Config& config, const std::string& slot, std::FILE* out) {
   auto store = position::PositionStore::Create(config.kafka);
-  absl::Status status = store.ok() ? (*store)->Delete(config.postgres.slot) : store.status();
+  absl::Status status = store.ok() ? (*store)->Delete(slot) : store.status();
   if (!status.ok()) {
-    log::Warn("could not delete the position record of slot {} in topic {}: {}",
-              config.postgres.slot, position::kDefaultTopic, MessageOf(status));
+    log::Warn("could not delete the position record of slot {} in topic {}: {}", slot,
+              position::kDefaultTopic, MessageOf(status));
     return;
   }
-  std::fprintf(out, "deleted the position record of slot %s\n", config.postgres.slot.c_str());
+  std::fprintf(out, "deleted the position record of slot %s\n", slot.c_str());
 }
 
-int Drop(pg::Connection& conn, const config::Config& config, std::FILE* out) {
-  const std::string& slot = config.postgres.slot;
+int Drop(pg::Connection& conn, const config::Config& config, const std::string& slot,
+         std::FILE* out) {
   auto info = pg::LookupSlot(conn, slot);
   if (!info.ok()) return Failed(info.status());
   if (!info->has_value()) {
     std::fprintf(out, "slot %s does not exist; nothing to drop\n", slot.c_str());
-    DeletePositionRecord(config, out);  // After a failover lost it: the recovery step.
+    DeletePositionRecord(config, slot, out);  // After a failover lost it: the recovery step.
     return kExitServerSetup;
   }
   if ((*info)->active) {
@@ -95,7 +119,7 @@ int Drop(pg::Connection& conn, const config::Config& config, std::FILE* out) {
   if (!dropped.ok()) return Failed(dropped.status());
   std::fprintf(out, "dropped slot %s (its position was %s)\n", slot.c_str(),
                (*info)->confirmed_flush_lsn.c_str());
-  DeletePositionRecord(config, out);
+  DeletePositionRecord(config, slot, out);
   return kExitOk;
 }
 
@@ -109,13 +133,16 @@ int SlotCommand(const config::Config& config, std::string_view action, bool conf
         "slot drop discards slot {} and its confirmed position: events committed since then and "
         "not yet published are never published, and a new slot starts at \"now\"; add --yes "
         "to do it",
-        config.postgres.slot);
+        fmt::join(SlotsOf(config), ", "));
     return kExitUsage;
   }
   auto conn = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd slot");
   if (!conn.ok()) return Failed(conn.status());
-  if (action == "drop") return Drop(*conn, config, out);
-  return Status(*conn, config.postgres.slot, out);
+  if (action == "drop") {
+    return ForEachSlot(config,
+                       [&](const std::string& slot) { return Drop(*conn, config, slot, out); });
+  }
+  return ForEachSlot(config, [&](const std::string& slot) { return Status(*conn, slot, out); });
 }
 
 }  // namespace outboxd::daemon

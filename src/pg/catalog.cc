@@ -108,18 +108,27 @@ absl::StatusOr<bool> PublicationIncludes(Connection& conn, std::string_view publ
 }
 
 std::string CreatePublicationSql(Connection& conn, std::string_view publication,
-                                 const std::vector<QualifiedTable>& tables) {
+                                 const std::vector<QualifiedTable>& tables,
+                                 const std::vector<std::string>& row_filters) {
   // A table-less outbox still needs a publication for pgoutput to start; an empty one is fine.
   if (tables.empty()) return Concat("CREATE PUBLICATION ", conn.QuoteIdentifier(publication));
   std::vector<std::string> names;
   names.reserve(tables.size());
-  for (const QualifiedTable& t : tables) names.push_back(QuotedTable(conn, t));
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const std::string_view filter = i < row_filters.size() ? row_filters[i] : std::string_view();
+    names.push_back(filter.empty() ? QuotedTable(conn, tables[i])
+                                   : Concat(QuotedTable(conn, tables[i]), " WHERE (", filter, ")"));
+  }
   return fmt::format("CREATE PUBLICATION {} FOR TABLE {} WITH (publish = 'insert')",
                      conn.QuoteIdentifier(publication), fmt::join(names, ", "));
 }
 
-std::string AddTableSql(Connection& conn, std::string_view publication,
-                        const QualifiedTable& table) {
+std::string AddTableSql(Connection& conn, std::string_view publication, const QualifiedTable& table,
+                        std::string_view row_filter) {
+  if (!row_filter.empty()) {
+    return Concat("ALTER PUBLICATION ", conn.QuoteIdentifier(publication), " ADD TABLE ",
+                  QuotedTable(conn, table), " WHERE (", row_filter, ")");
+  }
   return Concat("ALTER PUBLICATION ", conn.QuoteIdentifier(publication), " ADD TABLE ",
                 QuotedTable(conn, table));
 }

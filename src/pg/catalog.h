@@ -56,11 +56,14 @@ absl::StatusOr<std::optional<PublicationInfo>> LookupPublication(Connection& con
                                                                  std::string_view name);
 absl::StatusOr<bool> PublicationIncludes(Connection& conn, std::string_view publication,
                                          const QualifiedTable& table);
-// CREATE PUBLICATION ... FOR TABLE ... WITH (publish = 'insert'), identifiers quoted.
+// CREATE PUBLICATION ... FOR TABLE ... WITH (publish = 'insert'), identifiers quoted; table i
+// with WHERE (`row_filters[i]`) where that is given and not empty (parallel slots,
+// pg/partition.h).
 std::string CreatePublicationSql(Connection& conn, std::string_view publication,
-                                 const std::vector<QualifiedTable>& tables);
-std::string AddTableSql(Connection& conn, std::string_view publication,
-                        const QualifiedTable& table);
+                                 const std::vector<QualifiedTable>& tables,
+                                 const std::vector<std::string>& row_filters = {});
+std::string AddTableSql(Connection& conn, std::string_view publication, const QualifiedTable& table,
+                        std::string_view row_filter = {});
 
 // One row of pg_replication_slots.
 struct SlotInfo {

@@ -46,6 +46,10 @@ class ServerChecker {
     if (!CheckRole()) return;
     CheckSettings();
     for (const QualifiedTable& t : options_.tables) CheckTable(t);
+    if (options_.partition.count > 1) {
+      CheckParallelSlots();
+      return;
+    }
     CheckPublication();
     CheckSlot();
     CheckIdleSlotTimeout();
@@ -89,22 +93,27 @@ class ServerChecker {
                          : Fail("wal_level", Concat(*level, ", logical replication needs logical"),
                                 std::string(kWalLevelFix)));
     }
-    auto slot = LookupSlot(conn_, options_.slot);
-    if (!Ok(slot.status(), "slot")) return;
-    slot_ = *slot;
+    const int count = std::max(options_.partition.count, 1);
+    int missing_slots = 0;
+    for (int i = 0; i < count; ++i) {
+      auto slot = LookupSlot(conn_, MemberName(options_.slot, count, i));
+      if (!Ok(slot.status(), "slot")) return;
+      if (count == 1) slot_ = *slot;
+      if (!slot->has_value()) ++missing_slots;
+    }
     auto max_slots = ShowSetting(conn_, "max_replication_slots");
     auto used_slots = CountSlots(conn_);
     if (Ok(max_slots.status(), "max_replication_slots") &&
         Ok(used_slots.status(), "max_replication_slots")) {
       out_.push_back(CheckCapacity("max_replication_slots", ParseInt<int>(*max_slots).value_or(0),
-                                   *used_slots, slot_.has_value() ? 0 : 1, "slots"));
+                                   *used_slots, missing_slots, "slots"));
     }
     auto max_senders = ShowSetting(conn_, "max_wal_senders");
     auto used_senders = CountWalSenders(conn_);
     if (Ok(max_senders.status(), "max_wal_senders") &&
         Ok(used_senders.status(), "max_wal_senders")) {
       out_.push_back(CheckCapacity("max_wal_senders", ParseInt<int>(*max_senders).value_or(0),
-                                   *used_senders, 1, "WAL senders"));
+                                   *used_senders, count, "WAL senders"));
     }
     auto keep = ShowSetting(conn_, "max_slot_wal_keep_size");
     if (!Ok(keep.status(), "max_slot_wal_keep_size")) return;
@@ -225,7 +234,13 @@ class ServerChecker {
     const std::string name = Concat("publication ", options_.publication);
     auto pub = LookupPublication(conn_, options_.publication);
     if (!Ok(pub.status(), name)) return;
-    const std::string create = CreatePublicationSql(conn_, options_.publication, options_.tables);
+    auto filters = PartitionFilters(conn_, options_.tables, options_.partition);
+    if (!filters.ok()) {
+      out_.push_back(FromError(name, filters.status(), ""));
+      return;
+    }
+    const std::string create =
+        CreatePublicationSql(conn_, options_.publication, options_.tables, *filters);
     if (!pub->has_value()) {
       if (!options_.create_missing || !options_.create_publication) {
         const std::string_view key = options_.create_missing ? "create_publication" : "create_slot";
@@ -249,10 +264,14 @@ class ServerChecker {
       return;
     }
     std::vector<std::string> fixes;
-    for (const QualifiedTable& t : options_.tables) {
+    for (size_t i = 0; i < options_.tables.size(); ++i) {
+      const QualifiedTable& t = options_.tables[i];
       auto covered = PublicationIncludes(conn_, options_.publication, t);
       if (!Ok(covered.status(), name)) return;
-      if (!*covered) fixes.push_back(AddTableSql(conn_, options_.publication, t));
+      if (!*covered) {
+        fixes.push_back(
+            AddTableSql(conn_, options_.publication, t, i < filters->size() ? (*filters)[i] : ""));
+      }
     }
     if (!fixes.empty()) {
       out_.push_back(Fail(name, "does not include every outbox table",
@@ -263,9 +282,52 @@ class ServerChecker {
                Concat("Postgres then decodes and sends changes outboxd ignores: ALTER "
                       "PUBLICATION ",
                       conn_.QuoteIdentifier(options_.publication), " SET (publish = 'insert')")));
+    } else if (auto s = CheckPublicationFilter(conn_, options_.publication, options_.tables,
+                                               options_.partition);
+               !s.ok()) {
+      out_.push_back(FromError(name, s, ""));
     } else {
-      out_.push_back(Pass(name, "covers the tables, inserts only"));
+      out_.push_back(Pass(name, filters->empty() ? "covers the tables, inserts only"
+                                                 : Concat("covers the tables, inserts only, WHERE ",
+                                                          filters->front())));
     }
+  }
+
+  // PG 15+ and the slot family, then each slot's publication and slot, as for one slot.
+  void CheckParallelSlots() {
+    const Partition& p = options_.partition;
+    const std::string name = Concat("parallel_slots = ", p.count);
+    if (auto s = CheckRowFilterSupport(PQserverVersion(conn_.raw()), p.count); !s.ok()) {
+      out_.push_back(FromError(name, s, ""));
+      return;
+    }
+    if (auto s = CheckSlotFamily(conn_, p); !s.ok()) {
+      out_.push_back(FromError(name, s, ""));
+      return;
+    }
+    out_.push_back(Pass(name, Concat("slots ", MemberName(options_.slot, p.count, 0), " to ",
+                                     MemberName(options_.slot, p.count, p.count - 1),
+                                     ", row filters on a hash of ", p.key_column)));
+    for (int i = 0; i < p.count; ++i) {
+      ServerCheckOptions member = options_;
+      member.slot = MemberName(options_.slot, p.count, i);
+      member.publication = MemberName(options_.publication, p.count, i);
+      member.partition.index = i;
+      ServerChecker checker(conn_, member, out_);
+      checker.role_ = role_;
+      checker.all_tables_owned_ = all_tables_owned_;
+      checker.CheckMember();
+    }
+  }
+
+  // One parallel slot's publication and slot.
+  void CheckMember() {
+    auto slot = LookupSlot(conn_, options_.slot);
+    if (!Ok(slot.status(), "slot")) return;
+    slot_ = *slot;
+    CheckPublication();
+    CheckSlot();
+    CheckIdleSlotTimeout();
   }
 
   void CheckSlot();

@@ -10,6 +10,7 @@
 
 #include "common/check_result.h"
 #include "pg/catalog.h"
+#include "pg/partition.h"
 
 namespace outboxd::pg {
 
@@ -26,11 +27,15 @@ struct ServerCheckOptions {
   // Further checks of each existing table (the event contract's mapping, which pg does not
   // know); returns a FAIL or nothing.
   std::function<std::optional<CheckResult>(const QualifiedTable&, const TableInfo&)> check_table;
+  // Parallel slots: count > 1 checks PG 15+, the slot family, and each "<slot>_<i>" and
+  // "<publication>_<i>" (with its row filter) instead of `slot` and `publication`.
+  Partition partition = {};
 };
 
 // Connects (an ordinary session, then a replication one) and checks in order: connection,
 // role REPLICATION, replication connection, wal_level, max_replication_slots, max_wal_senders,
-// max_slot_wal_keep_size, each table (exists, SELECT, columns), publication, slot. When the
+// max_slot_wal_keep_size, each table (exists, SELECT, columns), publication, slot (with parallel
+// slots: the family, then each slot's publication and slot). When the
 // first connection fails that is the only result.
 CheckResults CheckServer(const ServerCheckOptions& options);
 

@@ -62,14 +62,27 @@ absl::Status CheckTablesExist(Connection& conn, const SetupOptions& options) {
   return absl::OkStatus();
 }
 
-std::string CreatePublicationSql(Connection& conn, const SetupOptions& options) {
-  return pg::CreatePublicationSql(conn, options.publication, options.tables);
+// Each table's row filter for this stream's publication; none with one slot.
+std::vector<std::string> RowFiltersOf(Connection& conn, const SetupOptions& options,
+                                      absl::Status& status) {
+  auto filters = PartitionFilters(conn, options.tables, options.partition);
+  if (!filters.ok()) {
+    status = filters.status();
+    return {};
+  }
+  return *std::move(filters);
+}
+
+std::string CreatePublicationSql(Connection& conn, const SetupOptions& options,
+                                 const std::vector<std::string>& filters) {
+  return pg::CreatePublicationSql(conn, options.publication, options.tables, filters);
 }
 
 bool InRecovery(Connection& conn);
 
-absl::Status CreatePublication(Connection& conn, const SetupOptions& options) {
-  const std::string sql = CreatePublicationSql(conn, options);
+absl::Status CreatePublication(Connection& conn, const SetupOptions& options,
+                               const std::vector<std::string>& filters) {
+  const std::string sql = CreatePublicationSql(conn, options, filters);
   if (InRecovery(conn)) {
     // Decoding on a standby (PG 16+): the catalog is the primary's, read-only here.
     return absl::FailedPreconditionError(
@@ -92,17 +105,20 @@ absl::Status CreatePublication(Connection& conn, const SetupOptions& options) {
 }
 
 absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
+  absl::Status filtered;
+  const std::vector<std::string> filters = RowFiltersOf(conn, options, filtered);
+  if (!filtered.ok()) return filtered;
   auto pub = LookupPublication(conn, options.publication);
   if (!pub.ok()) return pub.status();
   if (!pub->has_value()) {
     if (!options.create_missing || !options.create_publication) {
       return absl::FailedPreconditionError(
           Concat("publication ", options.publication,
-                 " does not exist; create it with: ", CreatePublicationSql(conn, options),
+                 " does not exist; create it with: ", CreatePublicationSql(conn, options, filters),
                  options.create_missing ? " (or set create_publication = true)"
                                         : " (or set create_slot = true)"));
     }
-    if (auto s = CreatePublication(conn, options); !s.ok()) return s;
+    if (auto s = CreatePublication(conn, options, filters); !s.ok()) return s;
     return CheckPublication(conn, options);
   }
   if (!(*pub)->inserts) {
@@ -110,16 +126,18 @@ absl::Status CheckPublication(Connection& conn, const SetupOptions& options) {
         "publication ", options.publication, " does not publish inserts; run: ALTER PUBLICATION ",
         conn.QuoteIdentifier(options.publication), " SET (publish = 'insert')"));
   }
-  for (const QualifiedTable& t : options.tables) {
+  for (size_t i = 0; i < options.tables.size(); ++i) {
+    const QualifiedTable& t = options.tables[i];
     auto covered = PublicationIncludes(conn, options.publication, t);
     if (!covered.ok()) return covered.status();
     if (!*covered) {
       return absl::FailedPreconditionError(
-          Concat("publication ", options.publication, " does not include ", Display(t),
-                 "; run: ", AddTableSql(conn, options.publication, t)));
+          Concat("publication ", options.publication, " does not include ", Display(t), "; run: ",
+                 AddTableSql(conn, options.publication, t, i < filters.size() ? filters[i] : "")));
     }
   }
-  return absl::OkStatus();
+
+  return CheckPublicationFilter(conn, options.publication, options.tables, options.partition);
 }
 
 // True when the server is a standby: a slot made there cannot be a failover slot.
@@ -224,10 +242,18 @@ absl::Status LostSlotOr(Connection& conn, std::string_view slot, absl::Status fa
 
 absl::StatusOr<ServerIdentity> PrepareReplication(Connection& conn, const SetupOptions& options) {
   if (auto s = CheckWalLevel(conn); !s.ok()) return s;
+  if (auto s = CheckRowFilterSupport(PQserverVersion(conn.raw()), options.partition.count);
+      !s.ok()) {
+    return s;
+  }
   auto identity = IdentifySystem(conn);
   if (!identity.ok()) return identity.status();
   if (auto s = CheckTablesExist(conn, options); !s.ok()) return s;
   if (auto s = CheckPublication(conn, options); !s.ok()) return s;
+  // Before this stream's slot may be created: a family of another count means resharding.
+  if (!options.partition.base_slot.empty()) {
+    if (auto s = CheckSlotFamily(conn, options.partition); !s.ok()) return s;
+  }
   if (options.resume_check) {
     auto slot = LookupSlot(conn, options.slot);
     if (!slot.ok()) return slot.status();

@@ -12,6 +12,7 @@
 #include "common/types.h"
 #include "pg/catalog.h"
 #include "pg/connection.h"
+#include "pg/partition.h"
 
 namespace outboxd::pg {
 
@@ -34,9 +35,13 @@ struct SetupOptions {
   bool create_missing = true;      // Create the publication and slot when they do not exist.
   bool create_publication = true;  // With create_missing: a missing publication too.
   ResumeCheck resume_check;        // Run before the slot is created or used; may be empty.
+  // Parallel slots: the publication's row filter and the slot family to check. The default
+  // (count 1) is one slot without a filter.
+  Partition partition = {};
 };
 
-// Verifies wal_level, the tables and the publication's coverage of them, runs
+// Verifies wal_level, the tables and the publication's coverage of them (with parallel slots:
+// PG 15+, its row filter and the slot family, pg/partition.h), runs
 // options.resume_check, creates what is missing (if allowed), and checks the slot is a live
 // pgoutput slot of this database.
 // Errors: FailedPrecondition (settings/objects, message says the fix), PermissionDenied,

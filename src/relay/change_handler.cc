@@ -13,8 +13,9 @@ namespace outboxd::relay {
 
 ChangeHandler::ChangeHandler(const config::Config& config, const outbox::Encoder& encoder,
                              Publisher& publisher, StreamId stream, AckTracker& tracker,
-                             const Clock& clock, metrics::RelayMetrics& metrics)
+                             const Clock& clock, metrics::RelayMetrics& metrics, std::string slot)
     : config_(config),
+      slot_(slot.empty() ? config.postgres.slot : std::move(slot)),
       publisher_(publisher),
       stream_(stream),
       tracker_(tracker),
@@ -155,7 +156,7 @@ outbox::EventSource ChangeHandler::SourceAt(Lsn lsn) const {
           .lsn = lsn,
           .xid = current_xid_,
           .commit_time_us = current_commit_time_us_,
-          .slot = config_.postgres.slot,
+          .slot = slot_,
           .ordinal = events_in_tx_};
 }
 

@@ -30,10 +30,11 @@ namespace outboxd::relay {
 class ChangeHandler {
  public:
   // Everything passed by reference must outlive the handler; `stream` is the id `publisher`
-  // gave `tracker`. `encoder` (the output format) is shared by every slot's handler.
+  // gave `tracker`. `encoder` (the output format) is shared by every slot's handler. `slot`
+  // names the slot in events' positions (outboxd.slot); empty = [postgres] slot.
   ChangeHandler(const config::Config& config, const outbox::Encoder& encoder, Publisher& publisher,
                 StreamId stream, AckTracker& tracker, const Clock& clock,
-                metrics::RelayMetrics& metrics);
+                metrics::RelayMetrics& metrics, std::string slot = {});
 
   // Decodes and handles one WAL message. ResourceExhausted: Kafka's queue is full; call again
   // later with the same message. DataLoss: malformed or out-of-order protocol messages. Other
@@ -98,6 +99,9 @@ class ChangeHandler {
                                  std::string_view label);
 
   const config::Config& config_;
+  // With parallel slots "<slot>_<i>": (slot, commit LSN, ordinal) must stay unique when one
+  // Postgres transaction's events are split over several slots.
+  const std::string slot_;
   Publisher& publisher_;
   const StreamId stream_;
   AckTracker& tracker_;

@@ -10,17 +10,6 @@
 namespace outboxd::relay {
 namespace {
 
-pg::SetupOptions ToSetupOptions(const config::PostgresConfig& pg) {
-  pg::SetupOptions options{.slot = pg.slot,
-                           .publication = pg.publication,
-                           .tables = {},
-                           .create_missing = pg.create_slot,
-                           .create_publication = pg.create_publication,
-                           .resume_check = {}};
-  for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
-  return options;
-}
-
 // Milliseconds since `since`, for the start-up breakdown in the log.
 int64_t MillisSince(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
@@ -29,27 +18,29 @@ int64_t MillisSince(std::chrono::steady_clock::time_point since) {
 }
 
 absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> StartReplication(
-    const config::PostgresConfig& pg, const pg::ResumeCheck& resume_check) {
+    const config::Config& config, int index, const pg::ResumeCheck& resume_check) {
+  const config::PostgresConfig& pg = config.postgres;
   const auto started = std::chrono::steady_clock::now();
   auto conn = pg::Connection::Open(pg.conninfo);
   if (!conn.ok()) return conn.status();
   const int64_t connect_ms = MillisSince(started);
-  pg::SetupOptions options = ToSetupOptions(pg);
+  pg::SetupOptions options = SetupOptionsOf(config, index);
   options.resume_check = resume_check;
   const auto prepare_started = std::chrono::steady_clock::now();
   auto identity = pg::PrepareReplication(*conn, options);
   if (!identity.ok()) return identity.status();
   const int64_t prepare_ms = MillisSince(prepare_started);
   const auto start_started = std::chrono::steady_clock::now();
-  auto stream = pg::ReplicationStream::Start(
-      std::move(*conn),
-      {.slot = pg.slot, .publication = pg.publication, .messages = !pg.message_prefixes.empty()});
+  auto stream =
+      pg::ReplicationStream::Start(std::move(*conn), {.slot = options.slot,
+                                                      .publication = options.publication,
+                                                      .messages = !pg.message_prefixes.empty()});
   if (!stream.ok()) return stream.status();
   log::Info(
       "streaming slot {} of database {} (system {}, timeline {}) to Kafka; start-up: connect {} "
       "ms, server checks, failover checks and slot set-up {} ms, START_REPLICATION {} ms",
-      pg.slot, identity->database, identity->system_id, identity->timeline, connect_ms, prepare_ms,
-      MillisSince(start_started));
+      options.slot, identity->database, identity->system_id, identity->timeline, connect_ms,
+      prepare_ms, MillisSince(start_started));
   return std::make_unique<pg::ReplicationStream>(std::move(*stream));
 }
 
@@ -90,12 +81,32 @@ std::string TransactionalIdOf(const config::Config& config) {
   return "outboxd-" + config.postgres.slot;
 }
 
+pg::SetupOptions SetupOptionsOf(const config::Config& config, int index) {
+  const config::PostgresConfig& pg = config.postgres;
+  pg::SetupOptions options{.slot = config::SlotName(pg, index),
+                           .publication = config::PublicationName(pg, index),
+                           .tables = {},
+                           .create_missing = pg.create_slot,
+                           .create_publication = pg.create_publication,
+                           .resume_check = {},
+                           .partition = {.count = pg.parallel_slots,
+                                         .index = index,
+                                         .base_slot = pg.slot,
+                                         .key_column = config.outbox.aggregate_id_column}};
+  for (const auto& t : pg.tables) options.tables.push_back({t.schema, t.name});
+  return options;
+}
+
+std::function<absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>>()> LiveReplication(
+    const config::Config& config, int index, pg::ResumeCheck resume_check) {
+  return [&config, index, resume_check = std::move(resume_check)] {
+    return StartReplication(config, index, resume_check);
+  };
+}
+
 Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check) {
   Connectors connectors{
-      .replication =
-          [&config, resume_check = std::move(resume_check)] {
-            return StartReplication(config.postgres, resume_check);
-          },
+      .replication = LiveReplication(config, 0, std::move(resume_check)),
       .producer =
           [&config](kafka::DeliveryHandler& handler) {
             if (config.relay.delivery != config::Delivery::kExactlyOnce) {

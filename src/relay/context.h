@@ -43,9 +43,25 @@ struct Connectors {
 // same slot fences the first.
 std::string TransactionalIdOf(const config::Config& config);
 
+// What replication set-up checks and creates for stream `index` of [postgres] parallel_slots:
+// its slot, its publication (with its row filter when there are several) and the slot family.
+pg::SetupOptions SetupOptionsOf(const config::Config& config, int index);
+
 // Real libpq and librdkafka connections for `config`, which must outlive the result.
 // `resume_check` (may be empty) runs at every connect before the slot is created or used.
+// `replication` reaches stream 0 (the only one with parallel_slots = 1).
 Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_check = {});
+// Connectors::replication for stream `index`; `config` must outlive the result.
+std::function<absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>>()> LiveReplication(
+    const config::Config& config, int index, pg::ResumeCheck resume_check = {});
+
+// One of several parallel slots: what differs between their streams.
+struct SlotBinding {
+  std::string slot;
+  std::function<absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>>()> replication = {};
+  position::PositionGuard* positions = nullptr;  // This slot's record; nullptr: none.
+  metrics::Health* health = nullptr;             // This slot's readiness; nullptr: the run's.
+};
 
 // Everything here must outlive the relay run it is given to. Used on the loop thread only,
 // except metrics and health, which are thread-safe.
@@ -64,6 +80,9 @@ struct RelayContext {
   position::PositionGuard* positions = nullptr;
   // Fed at every turn of the loop (systemd's watchdog); nullptr: none.
   ServiceNotifier* notifier = nullptr;
+  // parallel_slots > 1: a stream per entry, each on a copy of this context holding the entry's
+  // replication, positions and health. Empty: one stream of [postgres] slot on this context.
+  std::vector<SlotBinding> parallel_slots = {};
 };
 
 }  // namespace outboxd::relay

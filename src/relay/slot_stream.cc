@@ -40,7 +40,8 @@ SlotStream::SlotStream(RelayContext& context, Publisher& publisher, const outbox
       slot_(std::move(slot)),
       committed_(tracker_, publisher),
       id_(publisher.Attach(tracker_)),
-      changes_(context.config, encoder, publisher, id_, tracker_, context.clock, context.metrics) {}
+      changes_(context.config, encoder, publisher, id_, tracker_, context.clock, context.metrics,
+               slot_) {}
 
 SlotStream::~SlotStream() { publisher_.Detach(id_); }
 

@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -25,15 +26,43 @@ bool WaitOrStop(RelayContext& ctx, std::chrono::milliseconds delay) {
   return ctx.stop.requested();
 }
 
+// The context of one parallel slot's stream: the run's, with the slot's own parts.
+RelayContext SlotContextOf(const RelayContext& ctx, const SlotBinding& slot) {
+  RelayContext out{.config = ctx.config,
+                   .clock = ctx.clock,
+                   .metrics = ctx.metrics,
+                   .health = slot.health != nullptr ? *slot.health : ctx.health,
+                   .stop = ctx.stop,
+                   .connectors = ctx.connectors,
+                   .slot_check = ctx.slot_check,
+                   .positions = slot.positions,
+                   .notifier = ctx.notifier,
+                   .parallel_slots = {}};
+  out.connectors.replication = slot.replication;
+  return out;
+}
+
 // One life of the producer: its publisher, a stream per slot, the loop, and the shutdown once
 // a stop is requested. Returns the failure that ended it, or what the shutdown returned.
 absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher,
                              const outbox::Encoder& encoder) {
+  std::deque<RelayContext> slot_contexts;  // Stable addresses; outlive the streams.
   std::vector<StreamSupervisor> streams;
-  streams.emplace_back(ctx, publisher, encoder, ctx.config.postgres.slot);
+  if (ctx.parallel_slots.empty()) {
+    streams.emplace_back(ctx, publisher, encoder, ctx.config.postgres.slot);
+  }
+  for (const SlotBinding& slot : ctx.parallel_slots) {
+    streams.emplace_back(slot_contexts.emplace_back(SlotContextOf(ctx, slot)), publisher, encoder,
+                         slot.slot);
+  }
   absl::Status status = RunLoop(ctx, publisher, streams);
   if (status.ok() && ctx.stop.requested()) status = Shutdown(ctx, publisher, streams);
-  ctx.health.SetStreaming(false, status.ok() ? "stopped" : std::string(MessageOf(status)));
+  const std::string reason = status.ok() ? "stopped" : std::string(MessageOf(status));
+  // Each slot's part too, so that the next run's "streaming" is a change the join reports.
+  for (const SlotBinding& slot : ctx.parallel_slots) {
+    if (slot.health != nullptr) slot.health->SetStreaming(false, reason);
+  }
+  ctx.health.SetStreaming(false, reason);
   return status;
 }
 

@@ -3,8 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +33,7 @@ namespace {
 
 std::atomic<bool> long_mode{false};
 std::atomic<bool> exactly_once{false};
+std::atomic<int> parallel_slots{0};  // 0: OUTBOXD_CHAOS_PARALLEL_SLOTS or 1.
 
 constexpr int kFailureTailLines = 60;
 constexpr int kFailureTailProcesses = 3;
@@ -51,6 +54,7 @@ bool LongMode() {
 }
 void SetLongMode(bool on) { long_mode = on; }
 void SetExactlyOnce(bool on) { exactly_once = on; }
+void SetParallelSlots(int n) { parallel_slots = n; }
 
 std::string Seconds(absl::Duration d) { return fmt::format("{:.1f} s", absl::ToDoubleSeconds(d)); }
 
@@ -68,6 +72,18 @@ void ChaosTest::SetUp() {
   table_ = tag_ + "_outbox";
   slot_ = tag_;
   publication_ = tag_ + "_pub";
+  // --parallel-slots=N or OUTBOXD_CHAOS_PARALLEL_SLOTS=N (label parallel_slots): the same
+  // faults on N slots.
+  if (const char* n = std::getenv("OUTBOXD_CHAOS_PARALLEL_SLOTS")) {
+    config_.parallel_slots = std::atoi(n);
+  }
+  if (parallel_slots > 0) config_.parallel_slots = parallel_slots;
+  ASSERT_GE(config_.parallel_slots, 1) << "the number of parallel slots must be a count";
+  for (int i = 0; i < config_.parallel_slots; ++i) {
+    const bool one = config_.parallel_slots == 1;
+    slots_.push_back(one ? slot_ : fmt::format("{}_{}", slot_, i));
+    publications_.push_back(one ? publication_ : fmt::format("{}_{}", publication_, i));
+  }
   topic_prefix_ = tag_;
   dead_letter_topic_ = tag_ + ".dlq";
   log_dir_ = (std::filesystem::path(env_.log_dir) / tag_).string();
@@ -122,9 +138,11 @@ void ChaosTest::TearDown() {
   if (!env_.pg_admin_conninfo.empty()) {
     absl::StatusOr<it::PgClient*> admin = Admin();
     if (admin.ok()) {
-      IT_EXPECT_OK(it::DropSlotIfExists(**admin, slot_, absl::Seconds(30)));
-      IT_EXPECT_OK((*admin)->Exec(
-          fmt::format("DROP PUBLICATION IF EXISTS {}", it::QuoteIdent(publication_))));
+      for (size_t i = 0; i < slots_.size(); ++i) {
+        IT_EXPECT_OK(it::DropSlotIfExists(**admin, slots_[i], absl::Seconds(30)));
+        IT_EXPECT_OK((*admin)->Exec(
+            fmt::format("DROP PUBLICATION IF EXISTS {}", it::QuoteIdent(publications_[i]))));
+      }
       IT_EXPECT_OK(
           (*admin)->Exec(fmt::format("DROP TABLE IF EXISTS public.{}", it::QuoteIdent(table_))));
     } else {
@@ -190,7 +208,10 @@ absl::StatusOr<it::OutboxdProcess*> ChaosTest::Launch() {
 
 absl::Status ChaosTest::WaitStreaming(absl::Duration timeout) {
   IT_ASSIGN_OR_RETURN(it::PgClient * admin, Admin());
-  return it::WaitForSlotStreaming(*admin, slot_, publication_, timeout);
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    IT_RETURN_IF_ERROR(it::WaitForSlotStreaming(*admin, slots_[i], publications_[i], timeout));
+  }
+  return absl::OkStatus();
 }
 
 void ChaosTest::KillCurrent() {
@@ -275,8 +296,13 @@ absl::StatusOr<absl::Duration> ChaosTest::WaitAllConfirmed(absl::Duration timeou
         ExpectAlive("while draining the backlog");
         absl::StatusOr<it::PgClient*> a = Admin();
         if (!a.ok()) return false;
-        absl::StatusOr<std::optional<int64_t>> c = it::SlotConfirmedPosition(**a, slot_);
-        if (c.ok() && c->has_value()) confirmed = **c;
+        // The lowest confirmed position over the slots: each must pass the WAL end.
+        int64_t lowest = INT64_MAX;
+        for (const std::string& slot : slots_) {
+          absl::StatusOr<std::optional<int64_t>> c = it::SlotConfirmedPosition(**a, slot);
+          lowest = std::min(lowest, c.ok() && c->has_value() ? **c : int64_t{0});
+        }
+        confirmed = lowest;
         return confirmed >= wal_end;
       },
       timeout, absl::Milliseconds(200));

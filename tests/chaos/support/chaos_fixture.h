@@ -30,6 +30,8 @@ void SetLongMode(bool on);
 // OUTBOXD_CHAOS_DELIVERY=exactly_once; ctest passes an argument more reliably than a second
 // environment variable).
 void SetExactlyOnce(bool on);
+// --parallel-slots=N: [postgres] parallel_slots = N (as OUTBOXD_CHAOS_PARALLEL_SLOTS=N).
+void SetParallelSlots(int n);
 
 // "30.2 s".
 std::string Seconds(absl::Duration d);
@@ -51,8 +53,12 @@ class ChaosTest : public ::testing::Test {
   absl::StatusOr<it::PgClient*> Admin();
 
   const std::string& table() const { return table_; }
-  const std::string& slot() const { return slot_; }
-  const std::string& publication() const { return publication_; }
+  // The slot whose walsender faults target: with OUTBOXD_CHAOS_PARALLEL_SLOTS=N the first of
+  // the N "<slot>_<i>", so those faults restart one of several streams.
+  const std::string& slot() const { return slots_.front(); }
+  const std::string& publication() const { return publications_.front(); }
+  // Every slot and publication outboxd streams (one, or N parallel slots).
+  const std::vector<std::string>& slots() const { return slots_; }
   const std::string& log_dir() const { return log_dir_; }
   // Topics the load writes to (one per aggregate type) and the dead-letter topic.
   const std::vector<std::string>& topics() const { return topics_; }
@@ -117,6 +123,7 @@ class ChaosTest : public ::testing::Test {
   std::unique_ptr<Services> services_;
   std::optional<it::PgClient> admin_;
   std::string tag_, table_, slot_, publication_, topic_prefix_, dead_letter_topic_, log_dir_;
+  std::vector<std::string> slots_, publications_;  // slot_ and publication_, or their family
   std::vector<std::string> topics_;
   std::vector<std::string> extra_topics_;
   it::OutboxdConfig config_;

@@ -49,8 +49,11 @@ std::string RenderConfig(const OutboxdConfig& config) {
       "\n", "tables = [", absl::StrJoin(tables, ", "), "]\n",
       prefixes.empty() ? ""
                        : absl::StrCat("message_prefixes = [", absl::StrJoin(prefixes, ", "), "]\n"),
-      "status_interval_ms = ", config.status_interval_ms, "\n\n", "[kafka]\n",
-      TomlString("bootstrap.servers"), " = ", TomlString(config.kafka_bootstrap), "\n");
+      "status_interval_ms = ", config.status_interval_ms, "\n",
+      config.parallel_slots == 1 ? ""
+                                 : absl::StrCat("parallel_slots = ", config.parallel_slots, "\n"),
+      "\n[kafka]\n", TomlString("bootstrap.servers"), " = ", TomlString(config.kafka_bootstrap),
+      "\n");
   for (const auto& [key, value] : config.kafka_properties) {
     absl::StrAppend(&out, TomlString(key), " = ", TomlString(value), "\n");
   }

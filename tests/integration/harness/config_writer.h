@@ -16,6 +16,7 @@ struct OutboxdConfig {
   std::vector<std::string> tables;            // "public.name"
   std::vector<std::string> message_prefixes;  // [postgres]; empty = no table-less outbox
   int status_interval_ms = 200;
+  int parallel_slots = 1;  // [postgres] parallel_slots; 1 is left out (the default)
   std::string kafka_bootstrap;
   std::map<std::string, std::string> kafka_properties;  // extra librdkafka properties
   std::string topic_pattern;                            // e.g. "it_x.${aggregatetype}"

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
@@ -32,6 +33,8 @@ std::string MakeTestTag(absl::string_view prefix) {
 namespace {
 
 constexpr int kFailureTailLines = 60;
+// Numbered slots and publications TearDown drops even when the test ran with fewer.
+constexpr int kMaxFamilyCleanedUp = 6;
 
 }  // namespace
 
@@ -78,6 +81,12 @@ void OutboxdTest::TearDown() {
   if (admin_ == nullptr) return;
   IT_EXPECT_OK(DropSlotIfExists(*admin_, slot_, absl::Seconds(20)));
   IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP PUBLICATION IF EXISTS ", QuoteIdent(publication_))));
+  // Parallel slots' families, and the strays tests make next to them.
+  for (int i = 0; i < std::max(config_.parallel_slots, kMaxFamilyCleanedUp); ++i) {
+    IT_EXPECT_OK(DropSlotIfExists(*admin_, absl::StrCat(slot_, "_", i), absl::Seconds(20)));
+    IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP PUBLICATION IF EXISTS ",
+                                           QuoteIdent(absl::StrCat(publication_, "_", i)))));
+  }
   extra_tables_.push_back(table_);
   for (const std::string& t : extra_tables_) {
     IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP TABLE IF EXISTS public.", QuoteIdent(t))));
@@ -140,9 +149,30 @@ absl::StatusOr<OutboxdProcess*> OutboxdTest::LaunchOutboxdWith(
   return processes_.back().get();
 }
 
+std::vector<std::string> OutboxdTest::Slots() const {
+  if (config_.parallel_slots == 1) return {slot_};
+  std::vector<std::string> out;
+  for (int i = 0; i < config_.parallel_slots; ++i) out.push_back(absl::StrCat(slot_, "_", i));
+  return out;
+}
+
+std::vector<std::string> OutboxdTest::Publications() const {
+  if (config_.parallel_slots == 1) return {publication_};
+  std::vector<std::string> out;
+  for (int i = 0; i < config_.parallel_slots; ++i) {
+    out.push_back(absl::StrCat(publication_, "_", i));
+  }
+  return out;
+}
+
 absl::StatusOr<OutboxdProcess*> OutboxdTest::StartOutboxd(absl::Duration ready_timeout) {
   IT_ASSIGN_OR_RETURN(OutboxdProcess * process, LaunchOutboxd());
-  const absl::Status ready = WaitForSlotStreaming(*pg_, slot_, publication_, ready_timeout);
+  const std::vector<std::string> slots = Slots();
+  const std::vector<std::string> publications = Publications();
+  absl::Status ready;
+  for (size_t i = 0; i < slots.size() && ready.ok(); ++i) {
+    ready = WaitForSlotStreaming(*pg_, slots[i], publications[i], ready_timeout);
+  }
   if (!ready.ok()) {
     if (!process->Running()) {
       return absl::FailedPreconditionError(absl::StrCat(

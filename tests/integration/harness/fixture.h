@@ -57,9 +57,14 @@ class OutboxdTest : public ::testing::Test {
   // The config this test's outboxd runs with; tests may adjust it before StartOutboxd.
   OutboxdConfig& config() { return config_; }
 
-  // Writes config() and starts outboxd, then waits until its slot streams (rows committed
-  // afterwards are captured). The process is owned by the fixture and lives until TearDown
-  // unless stopped; the pointer stays valid until then.
+  // The slots and publications config() streams: slot() and publication(), or with
+  // parallel_slots = N their "_0" to "_<N-1>".
+  std::vector<std::string> Slots() const;
+  std::vector<std::string> Publications() const;
+
+  // Writes config() and starts outboxd, then waits until each of its slots streams (rows
+  // committed afterwards are captured). The process is owned by the fixture and lives until
+  // TearDown unless stopped; the pointer stays valid until then.
   absl::StatusOr<OutboxdProcess*> StartOutboxd(absl::Duration ready_timeout = absl::Seconds(30));
   // Starts outboxd without waiting for anything.
   absl::StatusOr<OutboxdProcess*> LaunchOutboxd();

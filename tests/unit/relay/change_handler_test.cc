@@ -130,6 +130,17 @@ TEST_F(ChangeHandlerReplayTest, ASplitTransactionResumesAfterItsPublishedEvents)
   EXPECT_EQ(produced_[2].headers["outboxd.slot"], config_.postgres.slot);
 }
 
+// Parallel slots split one Postgres transaction's events over several slots, each numbering
+// its share from 0: the header names the stream's own slot, so (slot, commit LSN, ordinal)
+// stays unique. It named [postgres] slot, the same for every stream.
+TEST_F(ChangeHandlerReplayTest, PositionHeadersNameTheStreamsOwnSlot) {
+  handler_ = std::make_unique<ChangeHandler>(config_, *encoder_, *publisher_, stream_, tracker_,
+                                             clock_, metrics_, "outboxd_3");
+  Transaction(0x1000, 1);
+  ASSERT_EQ(produced_.size(), 1u);
+  EXPECT_EQ(produced_[0].headers["outboxd.slot"], "outboxd_3");
+}
+
 TEST_F(ChangeHandlerReplayTest, TheOpenTransactionsProgressCountsEveryEventHandedToKafka) {
   handler_->SkipPublishedUpTo(Lsn(0x1010), {.commit_lsn = Lsn(0x2000), .events = 2});
   Transaction(0x2000, 5, /*commit_it=*/false);

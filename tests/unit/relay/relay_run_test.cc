@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "metrics/health.h"
+#include "metrics/health_join.h"
 #include "metrics/metrics.h"
 #include "relay/context.h"
 #include "relay/publisher.h"
@@ -382,6 +383,51 @@ TEST_F(RelayRunTest, APostgresFailureRestartsTheStreamButKeepsTheProducer) {
   EXPECT_EQ(metrics_.restarts.With("kafka").value(), 0u);
   EXPECT_EQ(metrics_.reconnects.With("postgres").value(), 1u);
   EXPECT_EQ(produced_.size(), 2u);
+}
+
+// parallel_slots: streams on one producer, each with its own channel; a Postgres failure of
+// one restarts that one alone, and readiness joins the slots (metrics::HealthJoin).
+TEST_F(RelayRunTest, APostgresFailureOfOneParallelSlotRestartsOnlyThatSlot) {
+  config_.postgres.parallel_slots = 2;
+  QueueTransaction(Lsn(0x5000), 2);  // Slot 0's frames.
+  std::deque<std::string> frames_1 = frames_;
+  frames_.clear();
+  QueueTransaction(Lsn(0x6000), 3);  // Slot 0 gets these; slot 1 the copy above.
+  ChannelLog log_1;
+  log_1.fail_sends_after = 1;  // Slot 1 loses its connection after the first heartbeat.
+  metrics::HealthJoin join(health_, {"s_0", "s_1"});
+  context_.parallel_slots = {
+      {.slot = "s_0",
+       .replication = context_.connectors.replication,
+       .positions = nullptr,
+       .health = &join.part(0)},
+      {.slot = "s_1",
+       .replication = [&]() -> absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> {
+         ++log_1.opened;
+         if (log_1.opened > 1) log_1.fail_sends_after = -1;
+         return std::unique_ptr<pg::ReplicationChannel>(
+             std::make_unique<FakeChannel>(frames_1, log_1));
+       },
+       .positions = nullptr,
+       .health = &join.part(1)}};
+  bool ready_with_both = false;
+  auto poll = context_.connectors.poll;
+  context_.connectors.poll = [&](pollfd* fds, nfds_t n, int timeout_ms) {
+    const metrics::Health::Snapshot h = health_.Read();
+    if (h.streaming.ok) {
+      ready_with_both = h.streaming.reason == "streaming slots s_0, s_1";
+    }
+    return poll(fds, n, timeout_ms);
+  };
+  StopAfter(std::chrono::seconds(3));  // Past slot 1's 0.5 s backoff.
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(channel_log_.opened, 1);  // Slot 0 streamed on.
+  EXPECT_EQ(log_1.opened, 2);
+  EXPECT_EQ(producers_created_, 1);
+  EXPECT_EQ(metrics_.restarts.With("postgres").value(), 1u);
+  EXPECT_EQ(produced_.size(), 3u + 2u);
+  EXPECT_EQ(LastFlush(), Lsn(0x6000));
+  EXPECT_TRUE(ready_with_both);
 }
 
 // delivery = "exactly_once": whole Postgres transactions per Kafka transaction, and the slot
