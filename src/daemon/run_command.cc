@@ -71,6 +71,7 @@ position::GuardOptions GuardOptionsOf(const std::string& slot, const RunFlags& f
 // The slots of [postgres] parallel_slots, in stream order.
 std::vector<std::string> SlotNamesOf(const config::PostgresConfig& pg) {
   std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(pg.parallel_slots));
   for (int i = 0; i < pg.parallel_slots; ++i) names.push_back(config::SlotName(pg, i));
   return names;
 }
@@ -170,6 +171,7 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
   }
   // One position record per slot, all in the one store.
   std::vector<std::unique_ptr<position::PositionGuard>> position_guards;
+  position_guards.reserve(slots.size());
   for (const std::string& slot : slots) {
     position_guards.push_back(
         std::make_unique<position::PositionGuard>(**position_store, GuardOptionsOf(slot, flags)));

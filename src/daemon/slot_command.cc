@@ -54,6 +54,7 @@ int Status(pg::Connection& conn, const std::string& slot, std::FILE* out) {
 // Every slot of [postgres] parallel_slots: the one slot, or "<slot>_0" to "<slot>_<N-1>".
 std::vector<std::string> SlotsOf(const config::Config& config) {
   std::vector<std::string> slots;
+  slots.reserve(static_cast<size_t>(config.postgres.parallel_slots));
   for (int i = 0; i < config.postgres.parallel_slots; ++i) {
     slots.push_back(config::SlotName(config.postgres, i));
   }

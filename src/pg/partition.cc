@@ -30,7 +30,8 @@ std::string NormalizeFilter(std::string_view text) {
 // The index of "<base>_<digits>", or -1 for `base` itself.
 int IndexOf(std::string_view base, std::string_view name) {
   if (name.size() <= base.size() + 1) return -1;
-  return std::atoi(std::string(name.substr(base.size() + 1)).c_str());
+  return static_cast<int>(
+      std::strtol(std::string(name.substr(base.size() + 1)).c_str(), nullptr, 10));
 }
 
 }  // namespace
@@ -133,6 +134,7 @@ absl::Status JudgeSlotFamily(std::string_view base, int count,
   std::sort(stray.begin(), stray.end());
   const int before = base_exists ? 1 : highest + 1;
   std::vector<std::string> drops;
+  drops.reserve(stray.size());
   for (const std::string& name : stray) {
     drops.push_back(fmt::format("SELECT pg_drop_replication_slot('{}')", name));
   }
@@ -153,6 +155,7 @@ absl::Status CheckSlotFamily(Connection& conn, const Partition& partition) {
                  "listing the parallel slots");
   if (!result.ok()) return result.status();
   std::vector<std::string> existing;
+  existing.reserve(static_cast<size_t>(PQntuples(result->get())));
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     existing.emplace_back(Value(result->get(), i, 0));
   }

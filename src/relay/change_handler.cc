@@ -13,9 +13,10 @@ namespace outboxd::relay {
 
 ChangeHandler::ChangeHandler(const config::Config& config, const outbox::Encoder& encoder,
                              Publisher& publisher, StreamId stream, AckTracker& tracker,
-                             const Clock& clock, metrics::RelayMetrics& metrics, std::string slot)
+                             const Clock& clock, metrics::RelayMetrics& metrics,
+                             const std::string& slot)
     : config_(config),
-      slot_(slot.empty() ? config.postgres.slot : std::move(slot)),
+      slot_(slot.empty() ? config.postgres.slot : slot),
       publisher_(publisher),
       stream_(stream),
       tracker_(tracker),

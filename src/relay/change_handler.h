@@ -34,7 +34,7 @@ class ChangeHandler {
   // names the slot in events' positions (outboxd.slot); empty = [postgres] slot.
   ChangeHandler(const config::Config& config, const outbox::Encoder& encoder, Publisher& publisher,
                 StreamId stream, AckTracker& tracker, const Clock& clock,
-                metrics::RelayMetrics& metrics, std::string slot = {});
+                metrics::RelayMetrics& metrics, const std::string& slot = {});
 
   // Decodes and handles one WAL message. ResourceExhausted: Kafka's queue is full; call again
   // later with the same message. DataLoss: malformed or out-of-order protocol messages. Other
