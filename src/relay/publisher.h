@@ -109,11 +109,11 @@ class Publisher final : private kafka::DeliveryHandler {
   // record of it to be acknowledged; CommitReady() says when that wait is over, so the loop
   // serves other work meanwhile instead of blocking in the commit.
   absl::Status CloseTransaction(const std::optional<ControlRecord>& position);
-  bool transaction_closing() const { return transaction_.closing; }
   bool CommitReady() const { return transaction_.closing && in_flight_.empty(); }
   // Commits the closed transaction, blocking until its records are acknowledged (at once when
   // CommitReady()) and the coordinator answered. Errors as kafka::Producer::CommitTransaction;
-  // any error leaves the publisher failed (status()).
+  // any error leaves the publisher failed (status()). Unavailable when no transaction is closed
+  // (it was abandoned): the caller must not confirm what it held (invariant 1).
   absl::Status CommitClosedTransaction();
 
   // OK while the streams may go on. Unavailable: rebuild the producer and replay every stream

@@ -70,7 +70,9 @@ absl::Status Publisher::CloseTransaction(const std::optional<ControlRecord>& pos
 }
 
 absl::Status Publisher::CommitClosedTransaction() {
-  if (!transaction_.closing) return absl::OkStatus();
+  if (!transaction_.closing) {
+    return absl::UnavailableError("the closed Kafka transaction was abandoned before its commit");
+  }
   absl::Status s = producer_->CommitTransaction(kTransactionCallTimeoutMs);
   // From the close: the wait for the last acknowledgements is part of what a commit costs.
   metrics_.kafka_commit_seconds.Observe(

@@ -190,5 +190,11 @@ TEST_F(SharedPublisherTest, DetachingDropsTheStreamsQueuedDeadLettersOnly) {
   EXPECT_TRUE(publisher_->dead_letters_waiting(stream_b));
 }
 
+TEST_F(SharedPublisherTest, NoClosedTransactionCommitsAsIfItHad) {
+  // A stream that closed a transaction later abandoned (a failure in between) must not confirm
+  // the LSN it held: an OK here would let it (invariant 1).
+  EXPECT_TRUE(absl::IsUnavailable(publisher_->CommitClosedTransaction()));
+}
+
 }  // namespace
 }  // namespace outboxd::relay
