@@ -36,6 +36,25 @@ class ParallelSlotsTest : public OutboxdTest {
   using OutboxdTest::UniqueName;
 
  protected:
+  // Row filters came in PostgreSQL 15; on 14 (the compat suite) only the refusal is tested.
+  void SetUp() override {
+    OutboxdTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    absl::StatusOr<int64_t> version = admin().QueryInt("SHOW server_version_num");
+    ASSERT_TRUE(version.ok()) << version.status();
+    server_version_num_ = *version;
+    if (server_version_num_ < 150000 && !IsRefusalTest()) {
+      GTEST_SKIP() << "PostgreSQL " << server_version_num_ << " has no publication row filters";
+    }
+  }
+
+  static bool IsRefusalTest() {
+    return absl::string_view(testing::UnitTest::GetInstance()->current_test_info()->name()) ==
+           "RowFiltersMissingBefore15AreRefused";
+  }
+
+  int64_t server_version_num_ = 0;
+
   // Starts outboxd with `config()`, expects it to exit on its own with status 3 (server set-up)
   // and returns how many lines of its log hold `needle`.
   int RefusedWith(const std::string& needle) {
@@ -163,6 +182,15 @@ TEST_F(ParallelSlotsTest, TheFilterArithmeticCannotFailWhereAbsDoes) {
   IT_ASSERT_OK_AND_ASSIGN(const int64_t null_slot,
                           pg().QueryInt("SELECT (coalesce(hashtext(NULL), 0) & 2147483647) % 4"));
   EXPECT_EQ(null_slot, 0);
+}
+
+// On PostgreSQL 14 outboxd refuses parallel slots at start-up and names both fixes.
+TEST_F(ParallelSlotsTest, RowFiltersMissingBefore15AreRefused) {
+  if (server_version_num_ >= 150000) GTEST_SKIP() << "row filters exist here";
+  config().parallel_slots = kSlots;
+  EXPECT_GT(RefusedWith("lacks (they came in 15); upgrade Postgres to 15 or later, or set "
+                        "parallel_slots = 1"),
+            0);
 }
 
 TEST_F(ParallelSlotsTest, TheSingleSlotLeftAloneIsRefused) {
