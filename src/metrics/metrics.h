@@ -118,6 +118,31 @@ struct StageMetrics {
   Histogram confirmed{StageBounds()};
 };
 
+// What describes one replication slot's stream, exported with a `slot` label (the slot's name,
+// also with parallel_slots = 1) so that each of [postgres] parallel_slots streams has its own
+// series. Held by RelayMetrics::slots.
+struct SlotMetrics {
+  // Replication session stage (src/relay/replication_session.cc, change_handler.cc).
+  Gauge replication_lag_bytes;    // outboxd_replication_lag_bytes: server WAL end - confirmed
+  Gauge replication_lag_seconds;  // outboxd_replication_lag_seconds: oldest unacked commit age
+  Gauge confirmed_lsn;            // outboxd_confirmed_lsn: last flush position sent (as integer)
+  Counter transactions;           // outboxd_transactions_total: commits decoded
+  // outboxd_replayed_transactions_skipped_total: sent again after the slot moved back (a
+  // Postgres crash) but already in Kafka by the position record, so not published again.
+  Counter replayed_transactions_skipped;
+  Counter rows_ignored;  // outboxd_rows_ignored_total: changes outside the outbox set
+
+  // Slot monitor (src/pg/slot_monitor.cc), from pg_replication_slots on its own connection.
+  Gauge slot_retained_wal_bytes;   // outboxd_slot_retained_wal_bytes
+  Gauge slot_safe_wal_size_bytes;  // outboxd_slot_safe_wal_size_bytes (NaN when unlimited)
+  Family<Gauge> slot_wal_status{"wal_status"};  // outboxd_slot_wal_status: 1 for the current
+
+  // outboxd_restarts_total: restarts of this slot's stream from its confirmed LSN, by cause
+  // (src/relay/stream_supervisor.cc). A restart of the whole relay (a new producer) restarts
+  // every slot's stream, so it counts once for each slot (src/relay/supervisor.cc).
+  Family<Counter> restarts{"cause"};
+};
+
 // Every metric outboxd exports, by the name it is exported under. One instance per process,
 // created before the relay starts and outliving it and the HTTP server.
 struct RelayMetrics {
@@ -140,29 +165,25 @@ struct RelayMetrics {
       // outboxd_commit_to_ack_seconds
       {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
 
-  // Replication session stage (src/relay/replication_session.cc).
-  Gauge replication_lag_bytes;    // outboxd_replication_lag_bytes: server WAL end - confirmed
-  Gauge replication_lag_seconds;  // outboxd_replication_lag_seconds: oldest unacked commit age
-  Gauge confirmed_lsn;            // outboxd_confirmed_lsn: last flush position sent (as integer)
-  Counter transactions;           // outboxd_transactions_total: commits decoded
-  // outboxd_replayed_transactions_skipped_total: sent again after the slot moved back (a
-  // Postgres crash) but already in Kafka by the position record, so not published again.
-  Counter replayed_transactions_skipped;
-  Counter rows_ignored;  // outboxd_rows_ignored_total: changes outside the outbox set
-  // Rows published with an empty aggregate id or type (empty_keys = "publish").
+  // Change handler (src/relay/change_handler.cc), by table: every slot's stream reads the same
+  // outbox tables. Rows published with an empty aggregate id or type (empty_keys = "publish").
   Family<Counter> empty_key_events{"table"};  // outboxd_empty_key_events_total
   // UPDATEs of outbox rows skipped or refused (op_invalid_behavior).
   Family<Counter> invalid_operations{"table"};  // outboxd_invalid_operations_total
 
-  StageMetrics stages;  // outboxd_stage_seconds{stage}: src/relay's pipeline stages.
+  // outboxd_stage_seconds{stage}: src/relay's pipeline stages. Process-wide, not per slot:
+  // produced and acked belong to the shared producer, and a latency distribution over all
+  // streams is what the stages are read for (a slot label would multiply 76 series by N).
+  StageMetrics stages;
 
-  // Slot monitor (src/pg/slot_monitor.cc), from pg_replication_slots on its own connection.
-  Gauge slot_retained_wal_bytes;   // outboxd_slot_retained_wal_bytes
-  Gauge slot_safe_wal_size_bytes;  // outboxd_slot_safe_wal_size_bytes (NaN when unlimited)
-  Family<Gauge> slot_wal_status{"wal_status"};  // outboxd_slot_wal_status: 1 for the current
+  // What describes one slot's stream, by slot name, exported with a `slot` label; see
+  // SlotMetrics.
+  Family<SlotMetrics> slots{"slot"};
+  // The metrics of `slot`, created on first use; the reference stays valid for this object's
+  // life, so a stream or monitor looks its slot up once. Thread-safe.
+  SlotMetrics& Slot(std::string_view slot) { return slots.With(slot); }
 
-  // Supervisor (src/relay/supervisor.cc).
-  Family<Counter> restarts{"cause"};     // outboxd_restarts_total
+  // Streams (src/relay/stream_supervisor.cc) and the producer (src/relay/publisher.cc).
   Family<Counter> reconnects{"server"};  // outboxd_reconnects_total: "postgres" | "kafka"
 };
 

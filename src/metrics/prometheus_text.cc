@@ -4,6 +4,11 @@
 
 #include "metrics/prometheus_text.h"
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace outboxd::metrics {
 namespace {
 
@@ -41,30 +46,59 @@ void RenderPublisher(const RelayMetrics& m, PrometheusWriter& w) {
                  m.commit_to_ack_seconds);
 }
 
-void RenderReplication(const RelayMetrics& m, PrometheusWriter& w) {
-  w.AddGauge("outboxd_replication_lag_bytes",
-             "Server WAL end minus the flush position confirmed to Postgres.",
-             m.replication_lag_bytes.value());
-  w.AddGauge("outboxd_replication_lag_seconds",
-             "Age of the oldest commit not yet acknowledged by Kafka (0 when none is pending).",
-             m.replication_lag_seconds.value());
-  w.AddGauge("outboxd_confirmed_lsn",
-             "Last flush LSN sent to Postgres, as an integer (pg_lsn minus '0/0').",
-             m.confirmed_lsn.value());
-  w.AddCounter("outboxd_transactions_total", "Commits decoded from the replication stream.",
-               m.transactions);
-  w.AddCounter("outboxd_replayed_transactions_skipped_total",
-               "Transactions sent again from the slot (after a Postgres crash moved it back) that "
-               "the position record shows Kafka already has: not published again.",
-               m.replayed_transactions_skipped);
-  w.AddCounter("outboxd_rows_ignored_total",
-               "Changes decoded for tables outside the configured outbox tables.", m.rows_ignored);
+// Each slot's SlotMetrics, sorted by slot name.
+using Slots = std::vector<std::pair<std::string, const SlotMetrics*>>;
+
+Slots SortedSlots(const RelayMetrics& m) {
+  Slots slots = m.slots.Children();
+  std::sort(slots.begin(), slots.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return slots;
+}
+
+// One (slot, value) pair per slot: what `read` gives of its SlotMetrics.
+template <typename Read>
+auto PerSlot(const Slots& slots, Read read) {
+  std::vector<std::pair<std::string, decltype(read(std::declval<const SlotMetrics&>()))>> out;
+  out.reserve(slots.size());
+  for (const auto& [slot, metrics] : slots) out.emplace_back(slot, read(*metrics));
+  return out;
+}
+
+void RenderReplication(const RelayMetrics& m, const Slots& slots, PrometheusWriter& w) {
+  w.AddLabelledGauge(
+      "outboxd_replication_lag_bytes",
+      "Server WAL end minus the flush position confirmed to Postgres, by slot.", "slot",
+      PerSlot(slots, [](const SlotMetrics& s) { return s.replication_lag_bytes.value(); }));
+  w.AddLabelledGauge(
+      "outboxd_replication_lag_seconds",
+      "Age of the oldest commit not yet acknowledged by Kafka (0 when none is pending), by slot.",
+      "slot",
+      PerSlot(slots, [](const SlotMetrics& s) { return s.replication_lag_seconds.value(); }));
+  w.AddLabelledGauge(
+      "outboxd_confirmed_lsn",
+      "Last flush LSN sent to Postgres, as an integer (pg_lsn minus '0/0'), by slot.", "slot",
+      PerSlot(slots, [](const SlotMetrics& s) { return s.confirmed_lsn.value(); }));
+  w.AddLabelledCounter("outboxd_transactions_total",
+                       "Commits decoded from the replication stream, by slot.", "slot",
+                       PerSlot(slots, [](const SlotMetrics& s) { return s.transactions.value(); }));
+  w.AddLabelledCounter(
+      "outboxd_replayed_transactions_skipped_total",
+      "Transactions sent again from the slot (after a Postgres crash moved it back) that the "
+      "position record shows Kafka already has: not published again.",
+      "slot",
+      PerSlot(slots, [](const SlotMetrics& s) { return s.replayed_transactions_skipped.value(); }));
+  w.AddLabelledCounter("outboxd_rows_ignored_total",
+                       "Changes decoded for tables outside the configured outbox tables, by slot.",
+                       "slot",
+                       PerSlot(slots, [](const SlotMetrics& s) { return s.rows_ignored.value(); }));
   w.AddCounterFamily("outboxd_empty_key_events_total",
                      "Rows published with an empty aggregate id or type (empty_keys = publish).",
                      m.empty_key_events);
   w.AddCounterFamily("outboxd_invalid_operations_total",
                      "UPDATEs of outbox rows, skipped or refused by op_invalid_behavior.",
                      m.invalid_operations);
+  // Process-wide, over every slot's stream (see RelayMetrics::stages).
   w.AddLabelledHistograms(
       "outboxd_stage_seconds",
       "Time a row spends in each relay stage: received (commit to its transaction read), "
@@ -77,22 +111,29 @@ void RenderReplication(const RelayMetrics& m, PrometheusWriter& w) {
        {"confirmed", &m.stages.confirmed}});
 }
 
-void RenderSlot(const RelayMetrics& m, PrometheusWriter& w) {
-  w.AddGauge("outboxd_slot_retained_wal_bytes",
-             "WAL the slot keeps on the server (current WAL LSN minus restart_lsn).",
-             m.slot_retained_wal_bytes.value());
-  w.AddGauge("outboxd_slot_safe_wal_size_bytes",
-             "pg_replication_slots.safe_wal_size: WAL that can still be written before the slot "
-             "is lost; NaN when max_slot_wal_keep_size is unlimited.",
-             m.slot_safe_wal_size_bytes.value());
-  w.AddGaugeFamily("outboxd_slot_wal_status",
-                   "pg_replication_slots.wal_status: 1 for the current status, 0 for the others.",
-                   m.slot_wal_status);
+void RenderSlot(const Slots& slots, PrometheusWriter& w) {
+  w.AddLabelledGauge(
+      "outboxd_slot_retained_wal_bytes",
+      "WAL the slot keeps on the server (current WAL LSN minus restart_lsn), by slot.", "slot",
+      PerSlot(slots, [](const SlotMetrics& s) { return s.slot_retained_wal_bytes.value(); }));
+  w.AddLabelledGauge(
+      "outboxd_slot_safe_wal_size_bytes",
+      "pg_replication_slots.safe_wal_size: WAL that can still be written before the slot is "
+      "lost; NaN when max_slot_wal_keep_size is unlimited.",
+      "slot",
+      PerSlot(slots, [](const SlotMetrics& s) { return s.slot_safe_wal_size_bytes.value(); }));
+  w.AddNestedGaugeFamilies(
+      "outboxd_slot_wal_status",
+      "pg_replication_slots.wal_status: 1 for the current status, 0 for the others, by slot.",
+      "slot", PerSlot(slots, [](const SlotMetrics& s) { return &s.slot_wal_status; }));
 }
 
-void RenderSupervisor(const RelayMetrics& m, PrometheusWriter& w) {
-  w.AddCounterFamily("outboxd_restarts_total",
-                     "Stream or relay restarts from the confirmed LSN, by cause.", m.restarts);
+void RenderSupervisor(const RelayMetrics& m, const Slots& slots, PrometheusWriter& w) {
+  w.AddNestedCounterFamilies(
+      "outboxd_restarts_total",
+      "Restarts of a slot's stream from its confirmed LSN, by slot and cause (a relay restart "
+      "counts for every slot).",
+      "slot", PerSlot(slots, [](const SlotMetrics& s) { return &s.restarts; }));
   w.AddCounterFamily("outboxd_reconnects_total", "Reconnections, by server (postgres, kafka).",
                      m.reconnects);
 }
@@ -113,9 +154,10 @@ std::string RenderPrometheus(const RelayMetrics& metrics, const BuildInfo& build
                              const Health::Snapshot* health) {
   PrometheusWriter w;
   RenderPublisher(metrics, w);
-  RenderReplication(metrics, w);
-  RenderSlot(metrics, w);
-  RenderSupervisor(metrics, w);
+  const Slots slots = SortedSlots(metrics);
+  RenderReplication(metrics, slots, w);
+  RenderSlot(slots, w);
+  RenderSupervisor(metrics, slots, w);
   if (health != nullptr) RenderHealth(*health, w);
   w.AddInfo("outboxd_build_info",
             "outboxd's version and git commit and the library versions it runs with; always 1.",

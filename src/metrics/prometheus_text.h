@@ -27,9 +27,11 @@ struct BuildInfo {
 };
 
 // The whole /metrics page: every RelayMetrics metric with `# HELP` and `# TYPE`, children of
-// a family sorted by label value, then `outboxd_build_info`. With a non-null `health` it also
-// exports readiness (`outboxd_ready`, `outboxd_health_component_ok{component}`) so alerts can
-// see what /readyz says. Reads each metric once; safe on any thread while the stages update.
+// a family sorted by label value, then `outboxd_build_info`. The SlotMetrics of each slot are
+// samples of the same metric names with a `slot` label, one per slot, sorted by slot. With a
+// non-null `health` it also exports readiness (`outboxd_ready`,
+// `outboxd_health_component_ok{component}`) so alerts can see what /readyz says. Reads each metric
+// once; safe on any thread while the stages update.
 std::string RenderPrometheus(const RelayMetrics& metrics, const BuildInfo& build,
                              const Health::Snapshot* health = nullptr);
 
@@ -58,6 +60,18 @@ class PrometheusWriter {
   // A gauge with one labelled sample per (label value, value) pair, in the order given.
   void AddLabelledGauge(std::string_view name, std::string_view help, std::string_view label,
                         const std::vector<std::pair<std::string, double>>& samples);
+  // A counter with one labelled sample per (label value, value) pair, in the order given.
+  void AddLabelledCounter(std::string_view name, std::string_view help, std::string_view label,
+                          const std::vector<std::pair<std::string, uint64_t>>& samples);
+  // Families of one metric told apart by a second label: for each (label value, family) pair,
+  // in the order given, the family's children sorted by their own label, each sample carrying
+  // `label` first and the family's label second (e.g. {slot="a",wal_status="lost"}).
+  void AddNestedCounterFamilies(
+      std::string_view name, std::string_view help, std::string_view label,
+      const std::vector<std::pair<std::string, const Family<Counter>*>>& families);
+  void AddNestedGaugeFamilies(
+      std::string_view name, std::string_view help, std::string_view label,
+      const std::vector<std::pair<std::string, const Family<Gauge>*>>& families);
   // An info-style gauge: one sample of value 1 with the given (name, value) labels, in order.
   void AddInfo(std::string_view name, std::string_view help,
                const std::vector<std::pair<std::string, std::string>>& labels);

@@ -112,6 +112,41 @@ void PrometheusWriter::AddLabelledGauge(
   }
 }
 
+void PrometheusWriter::AddLabelledCounter(
+    std::string_view name, std::string_view help, std::string_view label,
+    const std::vector<std::pair<std::string, uint64_t>>& samples) {
+  Header(name, help, "counter");
+  for (const auto& [label_value, value] : samples) {
+    Sample(name, Label(label, label_value), fmt::format("{}", value));
+  }
+}
+
+void PrometheusWriter::AddNestedCounterFamilies(
+    std::string_view name, std::string_view help, std::string_view label,
+    const std::vector<std::pair<std::string, const Family<Counter>*>>& families) {
+  Header(name, help, "counter");
+  for (const auto& [outer_value, family] : families) {
+    const std::string outer = Label(label, outer_value);
+    for (const auto& [label_value, child] : SortedChildren(*family)) {
+      Sample(name, fmt::format("{},{}", outer, Label(family->label_name(), label_value)),
+             fmt::format("{}", child->value()));
+    }
+  }
+}
+
+void PrometheusWriter::AddNestedGaugeFamilies(
+    std::string_view name, std::string_view help, std::string_view label,
+    const std::vector<std::pair<std::string, const Family<Gauge>*>>& families) {
+  Header(name, help, "gauge");
+  for (const auto& [outer_value, family] : families) {
+    const std::string outer = Label(label, outer_value);
+    for (const auto& [label_value, child] : SortedChildren(*family)) {
+      Sample(name, fmt::format("{},{}", outer, Label(family->label_name(), label_value)),
+             FormatValue(child->value()));
+    }
+  }
+}
+
 void PrometheusWriter::AddInfo(std::string_view name, std::string_view help,
                                const std::vector<std::pair<std::string, std::string>>& labels) {
   Header(name, help, "gauge");

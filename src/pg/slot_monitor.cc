@@ -29,7 +29,7 @@ SlotMonitor::SlotMonitor(SlotMonitorOptions options, metrics::RelayMetrics& metr
                          metrics::Health& health)
     : options_(std::move(options)),
       policy_{.slot = options_.slot},
-      metrics_(metrics),
+      metrics_(metrics.Slot(options_.slot)),
       health_(health) {}
 
 SlotMonitor::~SlotMonitor() {

@@ -38,7 +38,8 @@ struct SlotMonitorOptions {
 
 class SlotMonitor {
  public:
-  // `metrics` and `health` must outlive the monitor.
+  // `metrics` and `health` must outlive the monitor. The gauges are those of
+  // `metrics.Slot(options.slot)`.
   SlotMonitor(SlotMonitorOptions options, metrics::RelayMetrics& metrics, metrics::Health& health);
   ~SlotMonitor();  // Stop().
   SlotMonitor(const SlotMonitor&) = delete;
@@ -68,8 +69,8 @@ class SlotMonitor {
   bool WaitOrStop(std::chrono::milliseconds delay) const;
 
   const SlotMonitorOptions options_;
-  SlotPolicy policy_;  // Its threshold is set at each Connect() (the server's setting).
-  metrics::RelayMetrics& metrics_;
+  SlotPolicy policy_;              // Its threshold is set at each Connect() (the server's setting).
+  metrics::SlotMetrics& metrics_;  // This slot's.
   metrics::Health& health_;
   int wake_fd_ = -1;  // eventfd; readable once Stop() is called.
   std::thread thread_;

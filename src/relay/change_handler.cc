@@ -22,6 +22,7 @@ ChangeHandler::ChangeHandler(const config::Config& config, const outbox::Encoder
       tracker_(tracker),
       clock_(clock),
       metrics_(metrics),
+      slot_metrics_(metrics.Slot(slot_)),
       mapper_(config.outbox, config.postgres.tables, encoder) {}
 
 absl::Status ChangeHandler::Handle(const WalMessage& wal) {
@@ -43,7 +44,7 @@ absl::Status ChangeHandler::HandleMessage(const pgoutput::Message& message, cons
     }
     tracker_.Commit(commit->end_lsn);
     skipping_ = false;
-    metrics_.transactions.Add();
+    slot_metrics_.transactions.Add();
   } else if (const auto* logical = std::get_if<pgoutput::LogicalMessage>(&message)) {
     return HandleLogicalMessage(*logical, wal);
   } else if (const auto* relation = std::get_if<pgoutput::Relation>(&message)) {
@@ -53,7 +54,7 @@ absl::Status ChangeHandler::HandleMessage(const pgoutput::Message& message, cons
     return HandleUpdate(*update);
   } else if (std::holds_alternative<pgoutput::Delete>(message) ||
              std::holds_alternative<pgoutput::Truncate>(message)) {
-    metrics_.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
+    slot_metrics_.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
   }
   // Origin and Type messages carry nothing outboxd publishes.
   return absl::OkStatus();
@@ -100,7 +101,7 @@ bool ChangeHandler::AlreadyPublished(Lsn commit_lsn) {
   // exactly when it ends at or below it.
   if (commit_lsn < published_up_to_) {
     ++skipped_transactions_;
-    metrics_.replayed_transactions_skipped.Add();
+    slot_metrics_.replayed_transactions_skipped.Add();
     return true;
   }
   if (skipped_transactions_ > 0) {
@@ -117,7 +118,7 @@ bool ChangeHandler::AlreadyPublished(Lsn commit_lsn) {
 absl::Status ChangeHandler::HandleUpdate(const pgoutput::Update& update) {
   if (skipping_) return absl::OkStatus();  // Seen (and logged) before the replay.
   if (!mapper_.IsOutboxTable(update.relation)) {
-    metrics_.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
+    slot_metrics_.rows_ignored.Add();  // Only inserts are events; a shared publication sends more.
     return absl::OkStatus();
   }
   // table.op.invalid.behavior: outbox rows are only inserted; an UPDATE is skipped and logged.
@@ -137,7 +138,7 @@ absl::Status ChangeHandler::HandleInsert(const pgoutput::Insert& insert, const W
     return absl::DataLossError("pgoutput: Insert outside a transaction");
   }
   if (!mapper_.IsOutboxTable(insert.relation)) {
-    metrics_.rows_ignored.Add();
+    slot_metrics_.rows_ignored.Add();
     return absl::OkStatus();
   }
   if (skipping_) {

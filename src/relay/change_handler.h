@@ -31,7 +31,8 @@ class ChangeHandler {
  public:
   // Everything passed by reference must outlive the handler; `stream` is the id `publisher`
   // gave `tracker`. `encoder` (the output format) is shared by every slot's handler. `slot`
-  // names the slot in events' positions (outboxd.slot); empty = [postgres] slot.
+  // names the slot in events' positions (outboxd.slot) and its metrics (metrics.Slot());
+  // empty = [postgres] slot.
   ChangeHandler(const config::Config& config, const outbox::Encoder& encoder, Publisher& publisher,
                 StreamId stream, AckTracker& tracker, const Clock& clock,
                 metrics::RelayMetrics& metrics, const std::string& slot = {});
@@ -107,6 +108,7 @@ class ChangeHandler {
   AckTracker& tracker_;
   const Clock& clock_;
   metrics::RelayMetrics& metrics_;
+  metrics::SlotMetrics& slot_metrics_;  // metrics_.Slot(slot_), looked up once.
   outbox::Mapper mapper_;
   outbox::OutboxEvent event_;  // Reused for every row.
   // Table names outlive the Relation messages that named them: in-flight records point here.

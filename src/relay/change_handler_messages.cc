@@ -17,7 +17,7 @@ bool ChangeHandler::IsOutboxPrefix(std::string_view prefix) const {
 absl::Status ChangeHandler::HandleLogicalMessage(const pgoutput::LogicalMessage& message,
                                                  const WalMessage& wal) {
   if (!IsOutboxPrefix(message.prefix)) {
-    metrics_.rows_ignored.Add();  // Another application's messages on the same stream.
+    slot_metrics_.rows_ignored.Add();  // Another application's messages on the same stream.
     return absl::OkStatus();
   }
   if (message.transactional && !tracker_.InTransaction()) {

@@ -12,12 +12,14 @@ namespace outboxd::relay {
 ReplicationSession::ReplicationSession(std::unique_ptr<pg::ReplicationChannel> channel,
                                        const ConfirmSource& confirm_source, const Clock& clock,
                                        std::chrono::milliseconds status_interval,
-                                       metrics::RelayMetrics& metrics)
+                                       metrics::RelayMetrics& metrics,
+                                       metrics::SlotMetrics& slot_metrics)
     : channel_(std::move(channel)),
       confirm_source_(confirm_source),
       clock_(clock),
       status_interval_(status_interval),
       metrics_(metrics),
+      slot_metrics_(slot_metrics),
       next_status_(clock.SteadyNow()),
       last_status_(clock.SteadyNow() - kConfirmGap) {}
 
@@ -87,13 +89,13 @@ absl::Status ReplicationSession::SendStatus() {
 }
 
 void ReplicationSession::UpdateLagMetrics() {
-  metrics_.confirmed_lsn.Set(static_cast<double>(confirmed_lsn_.value()));
+  slot_metrics_.confirmed_lsn.Set(static_cast<double>(confirmed_lsn_.value()));
   const uint64_t behind =
       server_wal_end_ > confirmed_lsn_ ? server_wal_end_.value() - confirmed_lsn_.value() : 0;
-  metrics_.replication_lag_bytes.Set(static_cast<double>(behind));
+  slot_metrics_.replication_lag_bytes.Set(static_cast<double>(behind));
   const std::optional<int64_t> oldest = confirm_source_.OldestPendingCommitTime();
   const int64_t age_us = oldest ? std::max<int64_t>(0, clock_.PostgresNowMicros() - *oldest) : 0;
-  metrics_.replication_lag_seconds.Set(static_cast<double>(age_us) / 1e6);
+  slot_metrics_.replication_lag_seconds.Set(static_cast<double>(age_us) / 1e6);
 }
 
 }  // namespace outboxd::relay

@@ -34,10 +34,12 @@ class ReplicationSession {
   // Least time between two status updates sent because the confirmable position moved.
   static constexpr std::chrono::milliseconds kConfirmGap{50};
 
-  // `confirm_source`, `clock` and `metrics` must outlive the session. Runs on the loop thread.
+  // `confirm_source`, `clock`, `metrics` and `slot_metrics` (the slot's, for its lag and
+  // confirmed LSN) must outlive the session. Runs on the loop thread.
   ReplicationSession(std::unique_ptr<pg::ReplicationChannel> channel,
                      const ConfirmSource& confirm_source, const Clock& clock,
-                     std::chrono::milliseconds status_interval, metrics::RelayMetrics& metrics);
+                     std::chrono::milliseconds status_interval, metrics::RelayMetrics& metrics,
+                     metrics::SlotMetrics& slot_metrics);
 
   // The next WAL message, answering keepalives on the way; nullopt when nothing more has
   // arrived. DataLoss on malformed framing; Unavailable when the stream ends or breaks.
@@ -74,6 +76,7 @@ class ReplicationSession {
   const Clock& clock_;
   const std::chrono::milliseconds status_interval_;
   metrics::RelayMetrics& metrics_;
+  metrics::SlotMetrics& slot_metrics_;
 
   Lsn received_lsn_;            // Newest WAL position received.
   Lsn keepalive_lsn_;           // Newest keepalive WAL end: safe whenever the tracker is idle.

@@ -64,7 +64,8 @@ absl::Status SlotStream::Connect() {
       publisher_.transactional() ? static_cast<const ConfirmSource&>(committed_) : tracker_;
   session_ = std::make_unique<ReplicationSession>(
       std::move(*channel), confirm_source, ctx_.clock,
-      std::chrono::milliseconds(ctx_.config.postgres.status_interval_ms), ctx_.metrics);
+      std::chrono::milliseconds(ctx_.config.postgres.status_interval_ms), ctx_.metrics,
+      ctx_.metrics.Slot(slot_));
   next_progress_ = ctx_.clock.SteadyNow() + kProgressInterval;
   return absl::OkStatus();
 }

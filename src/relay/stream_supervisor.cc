@@ -28,7 +28,12 @@ std::chrono::milliseconds Backoff::Next(std::chrono::steady_clock::time_point st
 
 StreamSupervisor::StreamSupervisor(RelayContext& context, Publisher& publisher,
                                    const outbox::Encoder& encoder, std::string slot)
-    : ctx_(context), publisher_(publisher), encoder_(encoder), slot_(std::move(slot)) {}
+    : ctx_(context),
+      publisher_(publisher),
+      encoder_(encoder),
+      slot_(std::move(slot)),
+      // Also makes the slot's series appear on /metrics before its stream first opens.
+      slot_metrics_(context.metrics.Slot(slot_)) {}
 
 absl::Status StreamSupervisor::OpenIfDue() {
   if (stream_ || !restarting_ || ctx_.clock.SteadyNow() < retry_at_) return absl::OkStatus();
@@ -59,7 +64,7 @@ absl::Status StreamSupervisor::Retry(const absl::Status& status) {
   }
   const auto now = ctx_.clock.SteadyNow();
   const auto delay = backoff_.Next(started_, now);
-  ctx_.metrics.restarts.With(SideLabel(SideOf(status))).Add();
+  slot_metrics_.restarts.With(SideLabel(SideOf(status))).Add();
   log::Warn("{}; restarting slot {} from its confirmed position in {} ms", MessageOf(status), slot_,
             delay.count());
   retry_at_ = now + delay;

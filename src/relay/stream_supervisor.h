@@ -54,6 +54,7 @@ class StreamSupervisor {
   Publisher& publisher_;
   const outbox::Encoder& encoder_;
   const std::string slot_;
+  metrics::SlotMetrics& slot_metrics_;  // The slot's restarts.
   std::unique_ptr<SlotStream> stream_;
   Backoff backoff_;
   std::chrono::steady_clock::time_point retry_at_;  // Epoch: at once.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/log.h"
@@ -40,6 +41,14 @@ RelayContext SlotContextOf(const RelayContext& ctx, const SlotBinding& slot) {
                    .parallel_slots = {}};
   out.connectors.replication = slot.replication;
   return out;
+}
+
+// The slots the run streams: [postgres] slot, or one per parallel slot.
+std::vector<std::string> SlotsOf(const RelayContext& ctx) {
+  if (ctx.parallel_slots.empty()) return {ctx.config.postgres.slot};
+  std::vector<std::string> slots;
+  for (const SlotBinding& slot : ctx.parallel_slots) slots.push_back(slot.slot);
+  return slots;
 }
 
 // One life of the producer: its publisher, a stream per slot, the loop, and the shutdown once
@@ -109,7 +118,10 @@ absl::Status RunRelay(RelayContext& ctx) {
     }
     if (status.ok() || !absl::IsUnavailable(status)) return status;
     const auto delay = backoff.Next(started, ctx.clock.SteadyNow());
-    ctx.metrics.restarts.With(SideLabel(SideOf(status))).Add();
+    // Every slot's stream starts again from its confirmed LSN.
+    for (const std::string& slot : SlotsOf(ctx)) {
+      ctx.metrics.Slot(slot).restarts.With(SideLabel(SideOf(status))).Add();
+    }
     log::Warn("{}; restarting from the slots' confirmed positions in {} ms", MessageOf(status),
               delay.count());
     if (WaitOrStop(ctx, delay)) return absl::OkStatus();

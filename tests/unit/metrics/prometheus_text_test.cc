@@ -100,11 +100,11 @@ TEST(RenderPrometheus, SamplesCarryTheValuesTheStagesSet) {
            "outboxd_commit_to_ack_seconds_bucket{le=\"60\"} 4\n",
            "outboxd_commit_to_ack_seconds_bucket{le=\"+Inf\"} 5\n",
            "outboxd_commit_to_ack_seconds_count 5\n",
-           "outboxd_replication_lag_bytes 4096\n",
-           "outboxd_replication_lag_seconds 0.25\n",
-           "outboxd_confirmed_lsn 23803720\n",
-           "outboxd_transactions_total 6\n",
-           "outboxd_rows_ignored_total 9\n",
+           "outboxd_replication_lag_bytes{slot=\"outboxd_0\"} 4096\n",
+           "outboxd_replication_lag_seconds{slot=\"outboxd_0\"} 0.25\n",
+           "outboxd_confirmed_lsn{slot=\"outboxd_0\"} 23803720\n",
+           "outboxd_transactions_total{slot=\"outboxd_0\"} 6\n",
+           "outboxd_rows_ignored_total{slot=\"outboxd_0\"} 9\n",
            "outboxd_stage_seconds_bucket{stage=\"acked\",le=\"0.0001\"} 1\n",
            "outboxd_stage_seconds_bucket{stage=\"acked\",le=\"0.005\"} 2\n",
            "outboxd_stage_seconds_bucket{stage=\"acked\",le=\"+Inf\"} 2\n",
@@ -112,11 +112,11 @@ TEST(RenderPrometheus, SamplesCarryTheValuesTheStagesSet) {
            "outboxd_stage_seconds_count{stage=\"confirmed\"} 0\n",
            "outboxd_empty_key_events_total{table=\"public.outbox\"} 2\n",
            "outboxd_invalid_operations_total{table=\"public.outbox\"} 1\n",
-           "outboxd_slot_retained_wal_bytes 1048576\n",
-           "outboxd_slot_safe_wal_size_bytes NaN\n",
-           "outboxd_slot_wal_status{wal_status=\"extended\"} 0\n",
-           "outboxd_slot_wal_status{wal_status=\"reserved\"} 1\n",
-           "outboxd_restarts_total{cause=\"delivery failed\"} 1\n",
+           "outboxd_slot_retained_wal_bytes{slot=\"outboxd_0\"} 1048576\n",
+           "outboxd_slot_safe_wal_size_bytes{slot=\"outboxd_0\"} NaN\n",
+           "outboxd_slot_wal_status{slot=\"outboxd_0\",wal_status=\"extended\"} 0\n",
+           "outboxd_slot_wal_status{slot=\"outboxd_0\",wal_status=\"reserved\"} 1\n",
+           "outboxd_restarts_total{slot=\"outboxd_0\",cause=\"postgres\"} 1\n",
            "outboxd_reconnects_total{server=\"kafka\"} 1\n",
            "outboxd_ready 0\n",
            "outboxd_health_component_ok{component=\"producer\"} 0\n",
@@ -127,6 +127,59 @@ TEST(RenderPrometheus, SamplesCarryTheValuesTheStagesSet) {
        }) {
     EXPECT_THAT(text, HasSubstr(line));
   }
+}
+
+// The lines of `text` that are samples of `name` (not its HELP or TYPE, nor longer names).
+std::vector<std::string> SamplesOf(const std::string& text, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& line : Lines(text)) {
+    if (line.starts_with(name + "{") || line.starts_with(name + " ")) out.push_back(line);
+  }
+  return out;
+}
+
+// Each slot's stream has its own series of the per-slot metrics, sorted by slot, under one
+// HELP/TYPE; process-wide metrics carry no slot label.
+TEST(RenderPrometheus, PerSlotMetricsHaveOneSamplePerSlot) {
+  const std::string text = RenderSample();
+  EXPECT_THAT(SamplesOf(text, "outboxd_confirmed_lsn"),
+              ::testing::ElementsAre("outboxd_confirmed_lsn{slot=\"outboxd_0\"} 23803720",
+                                     "outboxd_confirmed_lsn{slot=\"outboxd_1\"} 23789568"));
+  EXPECT_THAT(SamplesOf(text, "outboxd_replication_lag_bytes"),
+              ::testing::ElementsAre("outboxd_replication_lag_bytes{slot=\"outboxd_0\"} 4096",
+                                     "outboxd_replication_lag_bytes{slot=\"outboxd_1\"} 512"));
+  EXPECT_THAT(SamplesOf(text, "outboxd_transactions_total"),
+              ::testing::ElementsAre("outboxd_transactions_total{slot=\"outboxd_0\"} 6",
+                                     "outboxd_transactions_total{slot=\"outboxd_1\"} 2"));
+  EXPECT_THAT(
+      SamplesOf(text, "outboxd_slot_safe_wal_size_bytes"),
+      ::testing::ElementsAre("outboxd_slot_safe_wal_size_bytes{slot=\"outboxd_0\"} NaN",
+                             "outboxd_slot_safe_wal_size_bytes{slot=\"outboxd_1\"} 1073741824"));
+  EXPECT_THAT(SamplesOf(text, "outboxd_slot_wal_status"),
+              ::testing::ElementsAre(
+                  "outboxd_slot_wal_status{slot=\"outboxd_0\",wal_status=\"extended\"} 0",
+                  "outboxd_slot_wal_status{slot=\"outboxd_0\",wal_status=\"reserved\"} 1",
+                  "outboxd_slot_wal_status{slot=\"outboxd_1\",wal_status=\"extended\"} 1",
+                  "outboxd_slot_wal_status{slot=\"outboxd_1\",wal_status=\"reserved\"} 0"));
+  // A slot with no restart has no restarts sample.
+  EXPECT_THAT(
+      SamplesOf(text, "outboxd_restarts_total"),
+      ::testing::ElementsAre("outboxd_restarts_total{slot=\"outboxd_0\",cause=\"postgres\"} 1"));
+  EXPECT_THAT(SamplesOf(text, "outboxd_kafka_retries_total"),
+              ::testing::ElementsAre("outboxd_kafka_retries_total 4"));
+  EXPECT_THAT(text, Not(HasSubstr("_bucket{slot=")));
+}
+
+// With one slot (parallel_slots = 1) the series carry its name all the same, so dashboards
+// read 1 and N slots alike; before a slot's stream first writes them, they read 0.
+TEST(RenderPrometheus, OneSlotIsLabelledToo) {
+  RelayMetrics m;
+  m.Slot("outboxd");
+  const std::string text = RenderPrometheus(m, testing::SampleBuild());
+  EXPECT_THAT(text, HasSubstr("outboxd_confirmed_lsn{slot=\"outboxd\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("outboxd_replication_lag_seconds{slot=\"outboxd\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("outboxd_rows_ignored_total{slot=\"outboxd\"} 0\n"));
+  EXPECT_THAT(text, Not(HasSubstr("outboxd_confirmed_lsn 0")));
 }
 
 TEST(RenderPrometheus, WithoutHealthLeavesReadinessOut) {

@@ -126,5 +126,36 @@ TEST(PrometheusWriter, InfoAndLabelledGauge) {
             "x_ok{component=\"b\"} 1\nx_ok{component=\"a\"} 0\n");
 }
 
+TEST(PrometheusWriter, LabelledCounterInTheOrderGiven) {
+  PrometheusWriter w;
+  w.AddLabelledCounter("x_tx_total", "Tx.", "slot", {{"s_1", 7}, {"s_0", 3}});
+  EXPECT_EQ(w.text(),
+            "# HELP x_tx_total Tx.\n# TYPE x_tx_total counter\n"
+            "x_tx_total{slot=\"s_1\"} 7\nx_tx_total{slot=\"s_0\"} 3\n");
+}
+
+// Two labels: the outer one first, in the order given; each family's children sorted.
+TEST(PrometheusWriter, NestedFamiliesCarryBothLabels) {
+  Family<Gauge> first("wal_status");
+  first.With("reserved").Set(1);
+  first.With("lost").Set(0);
+  Family<Gauge> second("wal_status");
+  second.With("extended").Set(1);
+  Family<Counter> restarts("cause");
+  restarts.With("postgres").Add(2);
+  Family<Counter> none("cause");
+  PrometheusWriter w;
+  w.AddNestedGaugeFamilies("x_status", "Status.", "slot", {{"a\"0", &first}, {"b", &second}});
+  w.AddNestedCounterFamilies("x_restarts_total", "Restarts.", "slot",
+                             {{"a", &restarts}, {"b", &none}});
+  EXPECT_EQ(w.text(),
+            "# HELP x_status Status.\n# TYPE x_status gauge\n"
+            "x_status{slot=\"a\\\"0\",wal_status=\"lost\"} 0\n"
+            "x_status{slot=\"a\\\"0\",wal_status=\"reserved\"} 1\n"
+            "x_status{slot=\"b\",wal_status=\"extended\"} 1\n"
+            "# HELP x_restarts_total Restarts.\n# TYPE x_restarts_total counter\n"
+            "x_restarts_total{slot=\"a\",cause=\"postgres\"} 2\n");
+}
+
 }  // namespace
 }  // namespace outboxd::metrics

@@ -95,8 +95,10 @@ TEST(SlotMonitorTest, AnUnreachableServerKeepsTheLastVerdict) {
   EXPECT_EQ(snapshot.slot.reason, "not checked yet");
   EXPECT_FALSE(monitor.lost());
   // Every wal_status has its gauge child from the start, all 0 with nothing read.
-  EXPECT_EQ(metrics.slot_wal_status.Children().size(), 4u);
-  for (const auto& [status, gauge] : metrics.slot_wal_status.Children()) {
+  // They are the monitored slot's: no other slot gets any.
+  EXPECT_EQ(metrics.slots.Children().size(), 1u);
+  EXPECT_EQ(metrics.Slot("s").slot_wal_status.Children().size(), 4u);
+  for (const auto& [status, gauge] : metrics.Slot("s").slot_wal_status.Children()) {
     EXPECT_EQ(gauge->value(), 0) << status;
   }
 }

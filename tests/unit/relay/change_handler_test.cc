@@ -105,9 +105,9 @@ TEST_F(ChangeHandlerReplayTest, TransactionsEndingAtOrBelowThePositionRecordAreN
   Transaction(0x2000, 3);  // Ends exactly at the record: skipped.
   Transaction(0x3000, 1);  // Ends past it: published.
   EXPECT_EQ(ProducedKeys(), std::vector<std::string>{std::to_string(0x3000)});
-  EXPECT_EQ(metrics_.replayed_transactions_skipped.value(), 2u);
+  EXPECT_EQ(metrics_.Slot(config_.postgres.slot).replayed_transactions_skipped.value(), 2u);
   // The skipped transactions still move the confirmable position.
-  EXPECT_EQ(metrics_.transactions.value(), 3u);
+  EXPECT_EQ(metrics_.Slot(config_.postgres.slot).transactions.value(), 3u);
 }
 
 TEST_F(ChangeHandlerReplayTest, ASplitTransactionResumesAfterItsPublishedEvents) {
@@ -154,7 +154,7 @@ TEST_F(ChangeHandlerReplayTest, WithoutARecordEveryTransactionIsPublished) {
   Transaction(0x1000, 2);
   Transaction(0x2000, 1);
   EXPECT_EQ(produced_.size(), 3u);
-  EXPECT_EQ(metrics_.replayed_transactions_skipped.value(), 0u);
+  EXPECT_EQ(metrics_.Slot(config_.postgres.slot).replayed_transactions_skipped.value(), 0u);
 }
 
 TEST_F(ChangeHandlerReplayTest, ARecordThatEndsInsideTheReplayStopsSkippingForGood) {
@@ -176,7 +176,7 @@ TEST_F(ChangeHandlerReplayTest, StandaloneMessagesBelowTheRecordAreSkipped) {
           .ok());
   ASSERT_EQ(produced_.size(), 1u);
   EXPECT_EQ(produced_[0].value.value_or(""), "{\"n\":2}");
-  EXPECT_EQ(metrics_.replayed_transactions_skipped.value(), 1u);
+  EXPECT_EQ(metrics_.Slot(config_.postgres.slot).replayed_transactions_skipped.value(), 1u);
 }
 
 }  // namespace

@@ -106,6 +106,9 @@ class RelayRunTest : public ::testing::Test {
 
   static constexpr int64_t kCommitTime = FakeClock::kStartMicros - 2'000'000;  // 2 s ago.
 
+  // The metrics of the one slot's stream ([postgres] slot).
+  metrics::SlotMetrics& slot_metrics() { return metrics_.Slot(config_.postgres.slot); }
+
   config::Config config_ = TestConfig();
   FakeClock clock_;
   metrics::RelayMetrics metrics_;
@@ -145,8 +148,8 @@ TEST_F(RelayRunTest, PublishesRowsAndConfirmsTheirCommit) {
   EXPECT_EQ(LastFlush(), Lsn(0x5000));
   EXPECT_EQ(metrics_.events_published.With(kTopic).value(), 3u);
   EXPECT_EQ(metrics_.commit_to_ack_seconds.Read().count, 3u);
-  EXPECT_EQ(metrics_.transactions.value(), 1u);
-  EXPECT_EQ(metrics_.confirmed_lsn.value(), 0x5000);
+  EXPECT_EQ(slot_metrics().transactions.value(), 1u);
+  EXPECT_EQ(slot_metrics().confirmed_lsn.value(), 0x5000);
 }
 
 // Under json_with_schema the key schema's "optional" follows the column's nullability, which
@@ -215,8 +218,8 @@ TEST_F(RelayRunTest, NeverConfirmsWhatKafkaHasNotAcknowledged) {
   ASSERT_EQ(produced_.size(), 2u);
   ASSERT_GE(channel_log_.status_updates.size(), 5u);  // One a second, and the final one.
   for (const auto& update : channel_log_.status_updates) EXPECT_LT(FlushOf(update), Lsn(0x5000));
-  EXPECT_GT(metrics_.replication_lag_seconds.value(), 2.0);
-  EXPECT_EQ(metrics_.replication_lag_bytes.value(), 0x5000);
+  EXPECT_GT(slot_metrics().replication_lag_seconds.value(), 2.0);
+  EXPECT_EQ(slot_metrics().replication_lag_bytes.value(), 0x5000);
 }
 
 TEST_F(RelayRunTest, ReadsWhatLibpqBufferedWithoutWaitingForTheSocket) {
@@ -230,7 +233,7 @@ TEST_F(RelayRunTest, ReadsWhatLibpqBufferedWithoutWaitingForTheSocket) {
   StopAfter(std::chrono::milliseconds(500));
   ASSERT_TRUE(Run().ok());
   EXPECT_EQ(produced_.size(), 3000u);
-  EXPECT_EQ(metrics_.transactions.value(), 1u);
+  EXPECT_EQ(slot_metrics().transactions.value(), 1u);
 }
 
 TEST_F(RelayRunTest, DoesNotWakeForDeliveryReportsWhileNoConfirmCanGoOut) {
@@ -299,7 +302,7 @@ TEST_F(RelayRunTest, StopInsideATransactionReadsOnToItsCommitSoARestartRepeatsNo
   ASSERT_TRUE(Run().ok());
   EXPECT_EQ(produced_.size(), 2u);
   EXPECT_EQ(LastFlush(), Lsn(0x5000));
-  EXPECT_EQ(metrics_.transactions.value(), 1u);
+  EXPECT_EQ(slot_metrics().transactions.value(), 1u);
 }
 
 TEST_F(RelayRunTest, AStopInsideATransactionThatNeverEndsStillStopsInTime) {
@@ -363,7 +366,7 @@ TEST_F(RelayRunTest, RetriableDeliveryFailureReplaysFromTheConfirmedPosition) {
   StopAfter(std::chrono::seconds(3));  // Past the first restart's 0.5 s backoff.
   ASSERT_TRUE(Run().ok());
   EXPECT_GE(channel_log_.opened, 2);
-  EXPECT_EQ(metrics_.restarts.With("kafka").value(),
+  EXPECT_EQ(slot_metrics().restarts.With("kafka").value(),
             static_cast<uint64_t>(channel_log_.opened - 1));
   for (const auto& r : produced_) EXPECT_EQ(r.topic, kTopic);  // Never dead-lettered.
   EXPECT_LT(LastFlush(), Lsn(0x5000));
@@ -379,8 +382,8 @@ TEST_F(RelayRunTest, APostgresFailureRestartsTheStreamButKeepsTheProducer) {
   ASSERT_TRUE(Run().ok());
   EXPECT_EQ(channel_log_.opened, 2);
   EXPECT_EQ(producers_created_, 1);
-  EXPECT_EQ(metrics_.restarts.With("postgres").value(), 1u);
-  EXPECT_EQ(metrics_.restarts.With("kafka").value(), 0u);
+  EXPECT_EQ(slot_metrics().restarts.With("postgres").value(), 1u);
+  EXPECT_EQ(slot_metrics().restarts.With("kafka").value(), 0u);
   EXPECT_EQ(metrics_.reconnects.With("postgres").value(), 1u);
   EXPECT_EQ(produced_.size(), 2u);
 }
@@ -424,7 +427,13 @@ TEST_F(RelayRunTest, APostgresFailureOfOneParallelSlotRestartsOnlyThatSlot) {
   EXPECT_EQ(channel_log_.opened, 1);  // Slot 0 streamed on.
   EXPECT_EQ(log_1.opened, 2);
   EXPECT_EQ(producers_created_, 1);
-  EXPECT_EQ(metrics_.restarts.With("postgres").value(), 1u);
+  EXPECT_EQ(metrics_.Slot("s_1").restarts.With("postgres").value(), 1u);
+  EXPECT_EQ(metrics_.Slot("s_0").restarts.With("postgres").value(), 0u);
+  // Each stream reports its own slot's position, not whichever wrote last: slot 1's reopened
+  // stream had nothing to confirm.
+  EXPECT_EQ(metrics_.Slot("s_0").confirmed_lsn.value(), 0x6000);
+  EXPECT_EQ(metrics_.Slot("s_1").confirmed_lsn.value(), 0);
+  EXPECT_EQ(metrics_.Slot("s_0").transactions.value(), 1u);
   EXPECT_EQ(produced_.size(), 3u + 2u);
   EXPECT_EQ(LastFlush(), Lsn(0x6000));
   EXPECT_TRUE(ready_with_both);
