@@ -188,8 +188,10 @@ TEST_F(WalGuardTest, WarnsAndTurnsUnreadyBeforeTheSlotIsLostThenExits6AndNeverRe
   EXPECT_THAT(unready, HasSubstr("\"slot\":{\"ok\":false"));
   IT_ASSERT_OK_AND_ASSIGN(it::HttpAnswer page, it::HttpGet(http_port_, "/metrics"));
   IT_ASSERT_OK_AND_ASSIGN(auto samples, it::ParseSamples(page.body));
-  EXPECT_EQ(samples["outboxd_slot_wal_status{wal_status=\"extended\"}"], 1);
-  EXPECT_LT(samples["outboxd_slot_safe_wal_size_bytes"], kMinSafeMb * kMiB);
+  EXPECT_EQ(samples[absl::StrCat("outboxd_slot_wal_status{slot=\"", slot(),
+                                 "\",wal_status=\"extended\"}")],
+            1);
+  EXPECT_LT(samples[it::SlotSample("outboxd_slot_safe_wal_size_bytes", slot())], kMinSafeMb * kMiB);
   IT_ASSERT_OK_AND_ASSIGN(SlotRow still, ReadSlot());
   EXPECT_NE(still.wal_status, "lost");
 

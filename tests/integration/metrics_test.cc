@@ -154,7 +154,10 @@ TEST_F(MetricsTest, CountersMatchWhatKafkaHoldsAndReadinessFollowsTheBroker) {
   EXPECT_EQ(Get(after, "outboxd_commit_to_ack_seconds_bucket{le=\"+Inf\"}"),
             static_cast<double>(expected.size() + 1));
   EXPECT_GT(Get(after, "outboxd_commit_to_ack_seconds_sum"), 0);
-  EXPECT_GT(Get(after, "outboxd_confirmed_lsn"), 0);
+  // The one slot's series carry its name (as with parallel slots), and no other slot has any.
+  EXPECT_GT(Get(after, SlotSample("outboxd_confirmed_lsn", slot())), 0);
+  EXPECT_EQ(SamplesBySlot(after, "outboxd_confirmed_lsn").size(), 1u);
+  EXPECT_GE(Get(after, SlotSample("outboxd_transactions_total", slot())), 1);
   EXPECT_EQ(Get(after, "outboxd_events_in_flight"), 0);
   EXPECT_EQ(Sum(after, "outboxd_restarts_total"), 0) << "a restart would have re-published";
   EXPECT_EQ(Get(after, "outboxd_ready"), 1);
@@ -163,7 +166,8 @@ TEST_F(MetricsTest, CountersMatchWhatKafkaHoldsAndReadinessFollowsTheBroker) {
             << Get(after, "outboxd_commit_to_ack_seconds_count") << ", mean "
             << Get(after, "outboxd_commit_to_ack_seconds_sum") /
                    Get(after, "outboxd_commit_to_ack_seconds_count") * 1000
-            << " ms; confirmed lsn " << Get(after, "outboxd_confirmed_lsn") << "\n";
+            << " ms; confirmed lsn " << Get(after, SlotSample("outboxd_confirmed_lsn", slot()))
+            << "\n";
 
   // Kafka stopped: still alive, no longer ready, and the body says which component and why.
   BrokerGuard broker(env());

@@ -59,4 +59,20 @@ absl::StatusOr<std::map<std::string, double>> ParseSamples(const std::string& te
   return samples;
 }
 
+std::string SlotSample(const std::string& name, const std::string& slot) {
+  return absl::StrCat(name, "{slot=\"", slot, "\"}");
+}
+
+std::map<std::string, double> SamplesBySlot(const std::map<std::string, double>& samples,
+                                            const std::string& name) {
+  const std::string prefix = absl::StrCat(name, "{slot=\"");
+  std::map<std::string, double> by_slot;
+  for (const auto& [key, value] : samples) {
+    if (!key.starts_with(prefix) || !key.ends_with("\"}")) continue;
+    const std::string slot = key.substr(prefix.size(), key.size() - prefix.size() - 2);
+    if (slot.find('"') == std::string::npos) by_slot[slot] = value;
+  }
+  return by_slot;
+}
+
 }  // namespace outboxd::it

@@ -24,4 +24,11 @@ absl::StatusOr<HttpAnswer> HttpGet(int port, const std::string& path);
 // lines skipped. InvalidArgument on a line that is not `key value`.
 absl::StatusOr<std::map<std::string, double>> ParseSamples(const std::string& text);
 
+// The key ParseSamples gives the sample of per-slot metric `name` for `slot`:
+// `name{slot="<slot>"}` (slot names need no escaping).
+std::string SlotSample(const std::string& name, const std::string& slot);
+// The samples of per-slot metric `name` (carrying only the `slot` label), by slot name.
+std::map<std::string, double> SamplesBySlot(const std::map<std::string, double>& samples,
+                                            const std::string& name);
+
 }  // namespace outboxd::it
