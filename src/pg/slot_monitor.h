@@ -1,9 +1,9 @@
 #pragma once
 // The WAL guard (DESIGN.md section 8): a thread of its own that reads the slot's row of
 // pg_replication_slots on an ordinary connection (never the replication one) every few
-// seconds, exports it as the outboxd_slot_* gauges, turns Health's slot component not ready
-// while the slot is at risk of being invalidated, and latches lost() once it is invalidated or
-// dropped, for the relay to stop with exit code 6.
+// seconds, exports it as the outboxd_slot_* gauges of its slot, turns Health's slot component
+// not ready while the slot is at risk of being invalidated, and latches lost() once it is
+// invalidated or dropped, for the relay to stop with exit code 6.
 //
 // When the monitor cannot reach Postgres it keeps its last verdict (readiness and lost()
 // unchanged; the gauges keep their last values), says so once, and reconnects with backoff:
