@@ -23,6 +23,13 @@ std::string SlotName(const PostgresConfig& pg, int index) {
   return fmt::format("{}_{}", pg.slot, index);
 }
 
+std::vector<std::string> SlotNames(const PostgresConfig& pg) {
+  std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(pg.parallel_slots));
+  for (int i = 0; i < pg.parallel_slots; ++i) names.push_back(SlotName(pg, i));
+  return names;
+}
+
 std::string PublicationName(const PostgresConfig& pg, int index) {
   if (pg.parallel_slots <= 1) return pg.publication;
   return fmt::format("{}_{}", pg.publication, index);

@@ -65,6 +65,8 @@ struct PostgresConfig {
 // The slot and publication of stream `index` (0 <= index < parallel_slots): the configured
 // names with one slot, "<name>_<index>" with several.
 std::string SlotName(const PostgresConfig& pg, int index);
+// Every slot in stream order: the one slot, or "<slot>_0" to "<slot>_<N-1>".
+std::vector<std::string> SlotNames(const PostgresConfig& pg);
 std::string PublicationName(const PostgresConfig& pg, int index);
 
 // Where table.fields.additional.placement puts a column: a record header, a field of the

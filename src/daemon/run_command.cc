@@ -68,14 +68,6 @@ position::GuardOptions GuardOptionsOf(const std::string& slot, const RunFlags& f
   return {.slot = slot, .allow_new_slot = flags.allow_new_slot};
 }
 
-// The slots of [postgres] parallel_slots, in stream order.
-std::vector<std::string> SlotNamesOf(const config::PostgresConfig& pg) {
-  std::vector<std::string> names;
-  names.reserve(static_cast<size_t>(pg.parallel_slots));
-  for (int i = 0; i < pg.parallel_slots; ++i) names.push_back(config::SlotName(pg, i));
-  return names;
-}
-
 // The WAL guard of one slot, reporting to `health`.
 std::unique_ptr<pg::SlotMonitor> SlotMonitorOf(const config::PostgresConfig& pg,
                                                const std::string& slot,
@@ -147,7 +139,7 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     ::close(stop_fd);
     return kExitUsage;
   }
-  const std::vector<std::string> slots = SlotNamesOf(config.postgres);
+  const std::vector<std::string> slots = config::SlotNames(config.postgres);
   // Parallel slots: each slot's readiness joined into the one /readyz (metrics/health_join.h).
   std::unique_ptr<metrics::HealthJoin> slot_health;
   if (slots.size() > 1) slot_health = std::make_unique<metrics::HealthJoin>(health, slots);

@@ -51,21 +51,11 @@ int Status(pg::Connection& conn, const std::string& slot, std::FILE* out) {
   return kExitOk;
 }
 
-// Every slot of [postgres] parallel_slots: the one slot, or "<slot>_0" to "<slot>_<N-1>".
-std::vector<std::string> SlotsOf(const config::Config& config) {
-  std::vector<std::string> slots;
-  slots.reserve(static_cast<size_t>(config.postgres.parallel_slots));
-  for (int i = 0; i < config.postgres.parallel_slots; ++i) {
-    slots.push_back(config::SlotName(config.postgres, i));
-  }
-  return slots;
-}
-
 // The first failure's exit code over every slot, else kExitOk.
 template <typename Each>
 int ForEachSlot(const config::Config& config, Each each) {
   int worst = kExitOk;
-  for (const std::string& slot : SlotsOf(config)) {
+  for (const std::string& slot : config::SlotNames(config.postgres)) {
     const int code = each(slot);
     if (worst == kExitOk) worst = code;
   }
@@ -134,7 +124,7 @@ int SlotCommand(const config::Config& config, std::string_view action, bool conf
         "slot drop discards slot {} and its confirmed position: events committed since then and "
         "not yet published are never published, and a new slot starts at \"now\"; add --yes "
         "to do it",
-        fmt::join(SlotsOf(config), ", "));
+        fmt::join(config::SlotNames(config.postgres), ", "));
     return kExitUsage;
   }
   auto conn = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd slot");
