@@ -31,10 +31,11 @@ absl::StatusOr<std::vector<int32_t>> Partitions(rd_kafka_t* rk, const std::strin
 }
 
 // The body of ReadLatestValue on `rk`, a consumer it owns.
-absl::StatusOr<std::optional<std::string>> ReadFrom(rd_kafka_t* rk, const std::string& topic,
-                                                    const std::string& key, int timeout_ms) {
+absl::StatusOr<LatestValue> ReadFrom(rd_kafka_t* rk, const std::string& topic,
+                                     const std::string& key, int timeout_ms) {
   auto ids = Partitions(rk, topic, timeout_ms);
   if (!ids.ok()) return ids.status();
+  LatestValue out{.topic_exists = !ids->empty(), .value = std::nullopt};
   Owned<rd_kafka_topic_partition_list_t> assignment(rd_kafka_topic_partition_list_new(1));
   int64_t remaining = 0;
   for (int32_t id : *ids) {
@@ -46,8 +47,8 @@ absl::StatusOr<std::optional<std::string>> ReadFrom(rd_kafka_t* rk, const std::s
     rd_kafka_topic_partition_list_add(assignment.get(), topic.c_str(), id)->offset = low;
     remaining += 1;
   }
-  std::optional<std::string> latest;
-  if (remaining == 0) return latest;
+  std::optional<std::string>& latest = out.value;
+  if (remaining == 0) return out;
   rd_kafka_assign(rk, assignment.get());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (remaining > 0) {
@@ -69,14 +70,13 @@ absl::StatusOr<std::optional<std::string>> ReadFrom(rd_kafka_t* rk, const std::s
       }
     }
   }
-  return latest;
+  return out;
 }
 
 }  // namespace
 
-absl::StatusOr<std::optional<std::string>> ReadLatestValue(const Properties& properties,
-                                                           const std::string& topic,
-                                                           const std::string& key, int timeout_ms) {
+absl::StatusOr<LatestValue> ReadLatestValue(const Properties& properties, const std::string& topic,
+                                            const std::string& key, int timeout_ms) {
   std::optional<std::string> operator_error;
   auto rk = NewHelperClient(RD_KAFKA_CONSUMER, properties,
                             {{"enable.auto.commit", "false"},

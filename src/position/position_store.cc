@@ -94,10 +94,13 @@ absl::Status PositionStore::Produce(const std::string& key, std::optional<std::s
 }
 
 absl::StatusOr<std::optional<PositionRecord>> PositionStore::Load(const std::string& slot) {
-  auto value = kafka::ReadLatestValue(properties_, topic_, slot, kTimeoutMs);
-  if (!value.ok()) return value.status();
-  if (!value->has_value()) return std::optional<PositionRecord>();
-  auto record = DecodeRecord(**value);
+  auto latest = kafka::ReadLatestValue(properties_, topic_, slot, kTimeoutMs);
+  if (!latest.ok()) return latest.status();
+  // A topic that exists is not created again: CreateTopics took about a second on a fresh
+  // client (its controller look-up), and a principal without CREATE may use a topic made for it.
+  if (latest->topic_exists) topic_ready_ = true;
+  if (!latest->value) return std::optional<PositionRecord>();
+  auto record = DecodeRecord(*latest->value);
   if (!record.ok()) return record.status();
   return std::optional<PositionRecord>(*record);
 }

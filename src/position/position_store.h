@@ -31,7 +31,8 @@ class PositionStore {
   PositionStore& operator=(const PositionStore&) = delete;
 
   // The newest record for `slot`, nullopt when there is none (or no topic yet). Reads the
-  // topic from its start to its end (compaction keeps it small). Unavailable when the brokers
+  // topic from its start to its end (compaction keeps it small); a topic found there counts as
+  // created for EnsureTopic. Unavailable when the brokers
   // do not answer in time; DataLoss for a record that does not parse. Any thread, one at a time.
   absl::StatusOr<std::optional<PositionRecord>> Load(const std::string& slot);
 

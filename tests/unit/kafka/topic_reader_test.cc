@@ -58,7 +58,7 @@ class TopicReaderTest : public ::testing::Test {
   }
   void Flush() { ASSERT_EQ(rd_kafka_flush(producer_.get(), 10'000), RD_KAFKA_RESP_ERR_NO_ERROR); }
 
-  absl::StatusOr<std::optional<std::string>> Read(const std::string& key) {
+  absl::StatusOr<LatestValue> Read(const std::string& key) {
     return ReadLatestValue(properties_, topic_, key, 10'000);
   }
 
@@ -72,10 +72,12 @@ class TopicReaderTest : public ::testing::Test {
 TEST_F(TopicReaderTest, EmptyAndMissingTopicsHoldNothing) {
   auto empty = Read("slot_a");
   ASSERT_TRUE(empty.ok()) << empty.status();
-  EXPECT_EQ(*empty, std::nullopt);
+  EXPECT_EQ(empty->value, std::nullopt);
+  EXPECT_TRUE(empty->topic_exists);
   auto missing = ReadLatestValue(properties_, "no.such.topic", "slot_a", 10'000);
   ASSERT_TRUE(missing.ok()) << missing.status();
-  EXPECT_EQ(*missing, std::nullopt);
+  EXPECT_EQ(missing->value, std::nullopt);
+  EXPECT_FALSE(missing->topic_exists);
 }
 
 TEST_F(TopicReaderTest, TheNewestValueOfTheKeyWins) {
@@ -87,10 +89,10 @@ TEST_F(TopicReaderTest, TheNewestValueOfTheKeyWins) {
   Flush();
   auto a = Read("slot_a");
   ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_EQ(*a, "3");
+  EXPECT_EQ(a->value, "3");
   auto c = Read("slot_c");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(*c, std::nullopt);
+  EXPECT_EQ(c->value, std::nullopt);
 }
 
 TEST_F(TopicReaderTest, ATombstoneDeletesTheValue) {
@@ -100,7 +102,7 @@ TEST_F(TopicReaderTest, ATombstoneDeletesTheValue) {
   Flush();
   auto a = Read("slot_a");
   ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_EQ(*a, std::nullopt);
+  EXPECT_EQ(a->value, std::nullopt);
 }
 
 TEST_F(TopicReaderTest, CommittedTransactionsAreRead) {
@@ -110,7 +112,7 @@ TEST_F(TopicReaderTest, CommittedTransactionsAreRead) {
   ASSERT_EQ(Owned<rd_kafka_error_t>(rd_kafka_commit_transaction(producer_.get(), 10'000)), nullptr);
   auto a = Read("slot_a");
   ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_EQ(*a, "committed");
+  EXPECT_EQ(a->value, "committed");
 }
 
 TEST_F(TopicReaderTest, AnUnknownPropertyIsNamed) {
