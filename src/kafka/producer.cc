@@ -73,10 +73,7 @@ class RdKafkaProducer final : public Producer {
   bool brokers_down() const override { return brokers_down_; }
   uint64_t retries() const override { return retries_; }
   bool fenced() const override { return fenced_; }
-  absl::Status InitTransactions(int timeout_ms) override {
-    return TransactionStatus(rd_kafka_init_transactions(rk_.get(), timeout_ms),
-                             "init_transactions");
-  }
+  absl::Status InitTransactions(int timeout_ms) override;
   absl::Status BeginTransaction() override {
     return TransactionStatus(rd_kafka_begin_transaction(rk_.get()), "begin_transaction");
   }
@@ -288,6 +285,18 @@ absl::Status RdKafkaProducer::Produce(const Record& record, uint64_t tag) {
       return absl::UnavailableError(reason);
   }
   return absl::UnavailableError(reason);
+}
+
+absl::Status RdKafkaProducer::InitTransactions(int timeout_ms) {
+  rd_kafka_error_t* error = rd_kafka_init_transactions(rk_.get(), timeout_ms);
+  // Retriable, and resumed by the next call (librdkafka keeps the request going).
+  if (error != nullptr && rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__TIMED_OUT) {
+    const Owned<rd_kafka_error_t> owned(error);
+    return absl::DeadlineExceededError(
+        Concat("Kafka init_transactions: no transaction coordinator answered (",
+               rd_kafka_error_string(error), ")"));
+  }
+  return TransactionStatus(error, "init_transactions");
 }
 
 void RdKafkaProducer::Poll(bool event_fd_readable) {

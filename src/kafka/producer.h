@@ -87,6 +87,8 @@ class Producer {
   // AlreadyExists when fenced (another instance owns the transactional.id: stop, never fight
   // it back), PermissionDenied for credentials and ACLs, Unavailable for the rest (abortable
   // or fatal alike: rebuild the producer, whose InitTransactions aborts what was left open).
+  // InitTransactions alone says DeadlineExceeded when no coordinator answered in time (Kafka
+  // unreachable): calling it again resumes where it stopped.
   virtual absl::Status InitTransactions(int /*timeout_ms*/) { return NotTransactional(); }
   virtual absl::Status BeginTransaction() { return NotTransactional(); }
   virtual absl::Status CommitTransaction(int /*timeout_ms*/) { return NotTransactional(); }

@@ -12,23 +12,48 @@ absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(const ProducerFacto
                                                              const config::Config& config,
                                                              const Clock& clock,
                                                              metrics::RelayMetrics& metrics,
-                                                             LateRejections* late_rejections) {
+                                                             LateRejections* late_rejections,
+                                                             const StopAwareWait& wait_or_stop) {
   std::unique_ptr<Publisher> publisher(new Publisher(config, clock, metrics));
   if (publisher->transactional_) publisher->late_rejections_ = late_rejections;
   auto producer = factory(*publisher);
   if (!producer.ok()) return producer.status();
   publisher->producer_ = std::move(*producer);
   if (publisher->transactional_) {
-    const auto started = clock.SteadyNow();
-    if (auto s = publisher->producer_->InitTransactions(kTransactionCallTimeoutMs); !s.ok()) {
-      return s;
-    }
-    log::Info(
-        "Kafka transactions initialized in {} ms (earlier owners of the transactional.id "
-        "are fenced, their open transaction aborted)",
-        std::chrono::duration_cast<std::chrono::milliseconds>(clock.SteadyNow() - started).count());
+    if (auto s = publisher->InitTransactions(wait_or_stop); !s.ok()) return s;
   }
   return publisher;
+}
+
+// init_transactions waits for a transaction coordinator as long as Kafka is unreachable. Short
+// attempts, each resumed by the next, let the producer's events be served in between: the
+// "Kafka is unreachable" line comes at once instead of after the 30 s, and a stop is heard.
+absl::Status Publisher::InitTransactions(const StopAwareWait& wait_or_stop) {
+  using std::chrono::milliseconds;
+  const auto started = clock_.SteadyNow();
+  absl::Status status;
+  for (int attempt = 0; attempt < kTransactionCallTimeoutMs / kInitTransactionsStepMs;
+       ++attempt) {
+    const auto attempt_started = clock_.SteadyNow();
+    status = producer_->InitTransactions(kInitTransactionsStepMs);
+    if (!absl::IsDeadlineExceeded(status)) break;
+    producer_->Poll(/*event_fd_readable=*/false);
+    const auto rest = milliseconds(kInitTransactionsStepMs) -
+                      std::chrono::duration_cast<milliseconds>(clock_.SteadyNow() - attempt_started);
+    if (wait_or_stop && wait_or_stop(std::max(rest, milliseconds(0)))) {
+      return absl::CancelledError(
+          "stopped while waiting for Kafka's transaction coordinator; nothing was published");
+    }
+  }
+  if (absl::IsDeadlineExceeded(status)) {
+    return absl::UnavailableError(
+        Concat(MessageOf(status), " within ", kTransactionCallTimeoutMs / 1000, " s"));
+  }
+  if (!status.ok()) return status;
+  log::Info("Kafka transactions initialized in {} ms (earlier owners of the transactional.id "
+            "are fenced, their open transaction aborted)",
+            std::chrono::duration_cast<milliseconds>(clock_.SteadyNow() - started).count());
+  return absl::OkStatus();
 }
 
 Publisher::Publisher(const config::Config& config, const Clock& clock,

@@ -6,6 +6,7 @@
 // invariants 1, 6 and 7). It outlives the streams: a stream restarted after a Postgres-side
 // failure detaches and attaches again; a producer failure rebuilds the publisher and all.
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -36,6 +37,9 @@ inline constexpr std::string_view kUnmappable = "unmappable";             // Map
 inline constexpr std::string_view kProducerRefused = "producer_refused";  // e.g. too large.
 inline constexpr std::string_view kBrokerRejected = "broker_rejected";    // Late rejection.
 
+// Sleeps up to `delay` unless a stop is requested first; true when asked to stop.
+using StopAwareWait = std::function<bool(std::chrono::milliseconds delay)>;
+
 // Runs on the loop thread; delivery callbacks run inside Poll and Flush.
 class Publisher final : private kafka::DeliveryHandler {
  public:
@@ -44,9 +48,12 @@ class Publisher final : private kafka::DeliveryHandler {
   // previous owner of the transactional.id and aborts what it left open; it remembers in
   // `late_rejections` (when given) the rows whose records the broker rejected, and
   // dead-letters them when they come again.
+  // While no transaction coordinator answers, InitTransactions is retried for up to 30 s,
+  // waiting with `wait_or_stop` between attempts: Cancelled when it says a stop came.
   static absl::StatusOr<std::unique_ptr<Publisher>> Create(
       const ProducerFactory& factory, const config::Config& config, const Clock& clock,
-      metrics::RelayMetrics& metrics, LateRejections* late_rejections = nullptr);
+      metrics::RelayMetrics& metrics, LateRejections* late_rejections = nullptr,
+      const StopAwareWait& wait_or_stop = {});
 
   // Attaches one stream: records whose origin names the returned id count in `tracker` and
   // their acknowledgements go to it. `tracker` must stay valid until Detach().
@@ -147,6 +154,10 @@ class Publisher final : private kafka::DeliveryHandler {
   // (transaction.timeout.ms, 60 s by default) is longer. Past it the producer is rebuilt:
   // without KIP-890 a commit retried after a timeout is ambiguous.
   static constexpr int kTransactionCallTimeoutMs = 30'000;
+  // One attempt of InitTransactions: how soon an unreachable Kafka is logged and a stop heard.
+  static constexpr int kInitTransactionsStepMs = 1'000;
+  // Fences the previous owner of the transactional.id (see Create).
+  absl::Status InitTransactions(const StopAwareWait& wait_or_stop);
   // Begins a Kafka transaction unless one is open (transactional publishers only).
   absl::Status EnsureTransaction();
   // The open transaction will never commit; counts it under `cause`.

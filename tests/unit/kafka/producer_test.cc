@@ -125,5 +125,33 @@ TEST(ProducerFencingTest, AProduceAfterTheFenceSaysFencedSoTheRelayStopsInsteadO
   rd_kafka_mock_cluster_destroy(cluster);
 }
 
+TEST(ProducerTransactionsTest, InitTransactionsTimingOutSaysSoAndTheNextCallResumes) {
+  // Kafka down at start: each short attempt says DeadlineExceeded (so the relay can log and
+  // listen for a stop between attempts), and once the broker is back a call completes.
+  auto owner = NewClient(RD_KAFKA_PRODUCER, *BuildConf({{"log_level", "0"}}));
+  ASSERT_TRUE(owner.ok()) << owner.status();
+  rd_kafka_mock_cluster_t* cluster = rd_kafka_mock_cluster_new(owner->get(), 1);
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_EQ(rd_kafka_mock_broker_set_down(cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  NullHandler handler;
+  auto producer = CreateTransactionalProducer(
+      {{"bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster)}, {"log_level", "0"}},
+      "outboxd-slot", handler);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  const absl::Status down = (*producer)->InitTransactions(300);
+  EXPECT_EQ(down.code(), absl::StatusCode::kDeadlineExceeded) << down;
+  EXPECT_THAT(MessageOf(down), HasSubstr("no transaction coordinator answered"));
+  EXPECT_TRUE((*producer)->InitTransactions(300).code() == absl::StatusCode::kDeadlineExceeded);
+  ASSERT_EQ(rd_kafka_mock_broker_set_up(cluster, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  absl::Status up = absl::DeadlineExceededError("not called");
+  for (int attempt = 0; attempt < 20 && absl::IsDeadlineExceeded(up); ++attempt) {
+    up = (*producer)->InitTransactions(500);
+  }
+  EXPECT_TRUE(up.ok()) << up;
+  EXPECT_TRUE((*producer)->BeginTransaction().ok());
+  producer->reset();
+  rd_kafka_mock_cluster_destroy(cluster);
+}
+
 }  // namespace
 }  // namespace outboxd::kafka

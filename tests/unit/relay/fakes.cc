@@ -118,9 +118,14 @@ bool FakeProducer::Flush(int timeout_ms) {
   return unreported_.empty();
 }
 
-absl::Status FakeProducer::InitTransactions(int /*timeout_ms*/) {
+absl::Status FakeProducer::InitTransactions(int timeout_ms) {
   if (transactions_ == nullptr) return absl::FailedPreconditionError("fake: not transactional");
   ++transactions_->inits;
+  if (transactions_->init_timeouts > 0) {
+    --transactions_->init_timeouts;
+    clock_.Advance(std::chrono::milliseconds(timeout_ms));
+    return absl::DeadlineExceededError("fake: no transaction coordinator answered");
+  }
   return absl::OkStatus();
 }
 

@@ -105,6 +105,7 @@ struct TopicBehaviour {
 // What a transactional FakeProducer was asked to do.
 struct TransactionLog {
   int inits = 0;
+  int init_timeouts = 0;  // InitTransactions times out this many times first (Kafka down).
   int begins = 0;
   std::vector<size_t> commits;  // The number of records produced before each commit.
   int aborts = 0;

@@ -462,6 +462,34 @@ TEST_F(ExactlyOnceRunTest, CommitsWholeTransactionsThenConfirmsThem) {
   EXPECT_EQ(LastFlush(), Lsn(0x2000));
 }
 
+TEST_F(ExactlyOnceRunTest, StartedWhileKafkaIsDownItRetriesInShortStepsThenRebuilds) {
+  // 30 one-second attempts make one producer's try; the 40th attempt, the rebuilt
+  // producer's 10th, finds the coordinator.
+  transactions_.init_timeouts = 39;
+  QueueTransaction(Lsn(0x1000), 2);
+  StopAfter(std::chrono::seconds(60));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(transactions_.inits, 40);
+  EXPECT_EQ(producers_created_, 2);
+  EXPECT_EQ(slot_metrics().restarts.With("kafka").value(), 1u);
+  EXPECT_EQ(produced_.size(), 2u);
+  EXPECT_EQ(LastFlush(), Lsn(0x1000));
+}
+
+TEST_F(ExactlyOnceRunTest, AStopWhileWaitingForTheCoordinatorEndsTheRunCleanly) {
+  // Without the steps a stop waited up to 30 s for init_transactions to give up.
+  transactions_.init_timeouts = 1'000;
+  QueueTransaction(Lsn(0x1000), 2);
+  StopAfter(std::chrono::milliseconds(2'500));
+  const auto started = clock_.SteadyNow();
+  ASSERT_TRUE(Run().ok());
+  EXPECT_LE(clock_.SteadyNow() - started, std::chrono::seconds(4));
+  EXPECT_EQ(transactions_.inits, 3);
+  EXPECT_EQ(producers_created_, 1);
+  EXPECT_TRUE(produced_.empty());
+  EXPECT_TRUE(channel_log_.status_updates.empty());
+}
+
 TEST_F(ExactlyOnceRunTest, NothingIsConfirmedWhileTheCommitFails) {
   transactions_.fail_commits = true;
   QueueTransaction(Lsn(0x1000), 2);
