@@ -1,6 +1,8 @@
 #include "kafka/client.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 
 #include "common/strings.h"
 #include "kafka/delivery_error.h"
@@ -81,6 +83,19 @@ absl::StatusOr<Owned<rd_kafka_t>> NewHelperClient(rd_kafka_type_t type,
   rd_kafka_conf_set_error_cb(conf->get(), &KeepOperatorError);
   rd_kafka_conf_set_opaque(conf->get(), operator_error);
   return NewClient(type, *std::move(conf));
+}
+
+BackgroundDestroyer::~BackgroundDestroyer() {
+  for (std::future<void>& done : pending_) done.wait();
+}
+
+void BackgroundDestroyer::Destroy(Owned<rd_kafka_t> client) {
+  std::erase_if(pending_, [](const std::future<void>& done) {
+    return done.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  });
+  pending_.push_back(std::async(std::launch::async, [client = std::move(client)]() mutable {
+    client.reset();
+  }));
 }
 
 }  // namespace outboxd::kafka

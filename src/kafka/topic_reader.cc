@@ -76,7 +76,8 @@ absl::StatusOr<LatestValue> ReadFrom(rd_kafka_t* rk, const std::string& topic,
 }  // namespace
 
 absl::StatusOr<LatestValue> ReadLatestValue(const Properties& properties, const std::string& topic,
-                                            const std::string& key, int timeout_ms) {
+                                            const std::string& key, int timeout_ms,
+                                            BackgroundDestroyer* destroyer) {
   std::optional<std::string> operator_error;
   auto rk = NewHelperClient(RD_KAFKA_CONSUMER, properties,
                             {{"enable.auto.commit", "false"},
@@ -101,6 +102,7 @@ absl::StatusOr<LatestValue> ReadLatestValue(const Properties& properties, const 
   }
   NoteBrokerReached();
   rd_kafka_consumer_close(rk->get());
+  if (destroyer != nullptr) destroyer->Destroy(*std::move(rk));
   return latest;
 }
 

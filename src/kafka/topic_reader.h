@@ -24,8 +24,9 @@ struct LatestValue {
 // records of aborted Kafka transactions are never seen, and the end is the last stable offset
 // (a transaction still open is not waited for). Blocks up to about `timeout_ms`. Unavailable
 // on timeout; PermissionDenied when the client cannot authenticate or is not authorized;
-// InvalidArgument for a bad property.
+// InvalidArgument for a bad property. With `destroyer`, the consumer is destroyed there.
 absl::StatusOr<LatestValue> ReadLatestValue(const Properties& properties, const std::string& topic,
-                                            const std::string& key, int timeout_ms);
+                                            const std::string& key, int timeout_ms,
+                                            BackgroundDestroyer* destroyer = nullptr);
 
 }  // namespace outboxd::kafka

@@ -94,7 +94,7 @@ absl::Status PositionStore::Produce(const std::string& key, std::optional<std::s
 }
 
 absl::StatusOr<std::optional<PositionRecord>> PositionStore::Load(const std::string& slot) {
-  auto latest = kafka::ReadLatestValue(properties_, topic_, slot, kTimeoutMs);
+  auto latest = kafka::ReadLatestValue(properties_, topic_, slot, kTimeoutMs, &retired_readers_);
   if (!latest.ok()) return latest.status();
   // A topic that exists is not created again: CreateTopics took about a second on a fresh
   // client (its controller look-up), and a principal without CREATE may use a topic made for it.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kafka/client.h"
 #include "kafka/producer.h"
 #include "position/position_record.h"
 
@@ -75,6 +76,7 @@ class PositionStore {
 
   std::vector<std::pair<std::string, std::string>> properties_;
   std::string topic_;
+  kafka::BackgroundDestroyer retired_readers_;  // Load's consumers, off the start-up's path.
   LastDelivery delivery_;  // Declared before producer_, which calls it until destroyed.
   std::unique_ptr<kafka::Producer> producer_;
   uint64_t next_tag_ = 1;
