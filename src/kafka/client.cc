@@ -93,9 +93,8 @@ void BackgroundDestroyer::Destroy(Owned<rd_kafka_t> client) {
   std::erase_if(pending_, [](const std::future<void>& done) {
     return done.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   });
-  pending_.push_back(std::async(std::launch::async, [client = std::move(client)]() mutable {
-    client.reset();
-  }));
+  pending_.push_back(
+      std::async(std::launch::async, [client = std::move(client)]() mutable { client.reset(); }));
 }
 
 }  // namespace outboxd::kafka

@@ -13,18 +13,18 @@ namespace outboxd::metrics {
 namespace {
 
 void RenderPublisher(const RelayMetrics& m, PrometheusWriter& w) {
-  w.AddCounterFamily("outboxd_events_published_total",
-                     "Records the broker acknowledged, by topic (dead letters included).",
-                     m.events_published);
-  w.AddCounterFamily("outboxd_published_bytes_total",
-                     "Key plus value bytes of acknowledged records, by topic.", m.bytes_published);
-  w.AddCounterFamily("outboxd_delivery_errors_total",
-                     "Failed delivery reports, by librdkafka error.", m.delivery_errors);
+  w.AddFamily("outboxd_events_published_total",
+              "Records the broker acknowledged, by topic (dead letters included).",
+              m.events_published);
+  w.AddFamily("outboxd_published_bytes_total",
+              "Key plus value bytes of acknowledged records, by topic.", m.bytes_published);
+  w.AddFamily("outboxd_delivery_errors_total", "Failed delivery reports, by librdkafka error.",
+              m.delivery_errors);
   w.AddCounter("outboxd_kafka_retries_total", "Produce requests librdkafka retried.",
                m.kafka_retries);
-  w.AddCounterFamily("outboxd_dead_lettered_events_total",
-                     "Rows sent to the dead-letter topic instead of their own, by reason.",
-                     m.dead_lettered);
+  w.AddFamily("outboxd_dead_lettered_events_total",
+              "Rows sent to the dead-letter topic instead of their own, by reason.",
+              m.dead_lettered);
   w.AddGauge("outboxd_events_in_flight", "Records produced and not yet acknowledged.",
              m.events_in_flight.value());
   w.AddCounter("outboxd_kafka_transactions_committed_total",
@@ -32,11 +32,11 @@ void RenderPublisher(const RelayMetrics& m, PrometheusWriter& w) {
   w.AddCounter("outboxd_kafka_transaction_records_total",
                "Records committed in Kafka transactions, position records included.",
                m.kafka_transaction_records);
-  w.AddCounterFamily("outboxd_kafka_transactions_aborted_total",
-                     "Kafka transactions abandoned before their commit, by cause: postgres (the "
-                     "stream failed; its successor replays them), kafka (a failed delivery or "
-                     "commit), fenced (another instance took over).",
-                     m.kafka_transactions_aborted);
+  w.AddFamily("outboxd_kafka_transactions_aborted_total",
+              "Kafka transactions abandoned before their commit, by cause: postgres (the "
+              "stream failed; its successor replays them), kafka (a failed delivery or "
+              "commit), fenced (another instance took over).",
+              m.kafka_transactions_aborted);
   w.AddHistogram("outboxd_kafka_transaction_commit_seconds",
                  "Time commit_transaction took: flushing the transaction's last records, then "
                  "the commit itself.",
@@ -92,12 +92,12 @@ void RenderReplication(const RelayMetrics& m, const Slots& slots, PrometheusWrit
                        "Changes decoded for tables outside the configured outbox tables, by slot.",
                        "slot",
                        PerSlot(slots, [](const SlotMetrics& s) { return s.rows_ignored.value(); }));
-  w.AddCounterFamily("outboxd_empty_key_events_total",
-                     "Rows published with an empty aggregate id or type (empty_keys = publish).",
-                     m.empty_key_events);
-  w.AddCounterFamily("outboxd_invalid_operations_total",
-                     "UPDATEs of outbox rows, skipped or refused by op_invalid_behavior.",
-                     m.invalid_operations);
+  w.AddFamily("outboxd_empty_key_events_total",
+              "Rows published with an empty aggregate id or type (empty_keys = publish).",
+              m.empty_key_events);
+  w.AddFamily("outboxd_invalid_operations_total",
+              "UPDATEs of outbox rows, skipped or refused by op_invalid_behavior.",
+              m.invalid_operations);
   // Process-wide, over every slot's stream (see RelayMetrics::stages).
   w.AddLabelledHistograms(
       "outboxd_stage_seconds",
@@ -122,20 +122,20 @@ void RenderSlot(const Slots& slots, PrometheusWriter& w) {
       "lost; NaN when max_slot_wal_keep_size is unlimited.",
       "slot",
       PerSlot(slots, [](const SlotMetrics& s) { return s.slot_safe_wal_size_bytes.value(); }));
-  w.AddNestedGaugeFamilies(
+  w.AddNestedFamilies(
       "outboxd_slot_wal_status",
       "pg_replication_slots.wal_status: 1 for the current status, 0 for the others, by slot.",
       "slot", PerSlot(slots, [](const SlotMetrics& s) { return &s.slot_wal_status; }));
 }
 
 void RenderSupervisor(const RelayMetrics& m, const Slots& slots, PrometheusWriter& w) {
-  w.AddNestedCounterFamilies(
+  w.AddNestedFamilies(
       "outboxd_restarts_total",
       "Restarts of a slot's stream from its confirmed LSN, by slot and cause (a relay restart "
       "counts for every slot).",
       "slot", PerSlot(slots, [](const SlotMetrics& s) { return &s.restarts; }));
-  w.AddCounterFamily("outboxd_reconnects_total", "Reconnections, by server (postgres, kafka).",
-                     m.reconnects);
+  w.AddFamily("outboxd_reconnects_total", "Reconnections, by server (postgres, kafka).",
+              m.reconnects);
 }
 
 void RenderHealth(const Health::Snapshot& health, PrometheusWriter& w) {

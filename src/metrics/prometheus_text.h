@@ -49,10 +49,10 @@ std::string FormatValue(double value);
 class PrometheusWriter {
  public:
   void AddCounter(std::string_view name, std::string_view help, const Counter& counter);
-  void AddCounterFamily(std::string_view name, std::string_view help,
-                        const Family<Counter>& family);
   void AddGauge(std::string_view name, std::string_view help, double value);
-  void AddGaugeFamily(std::string_view name, std::string_view help, const Family<Gauge>& family);
+  // A counter or gauge family (Metric is Counter or Gauge), its children sorted by label value.
+  template <typename Metric>
+  void AddFamily(std::string_view name, std::string_view help, const Family<Metric>& family);
   void AddHistogram(std::string_view name, std::string_view help, const Histogram& histogram);
   // One histogram family with a `label` per (label value, histogram) pair, in the order given.
   void AddLabelledHistograms(std::string_view name, std::string_view help, std::string_view label,
@@ -66,12 +66,10 @@ class PrometheusWriter {
   // Families of one metric told apart by a second label: for each (label value, family) pair,
   // in the order given, the family's children sorted by their own label, each sample carrying
   // `label` first and the family's label second (e.g. {slot="a",wal_status="lost"}).
-  void AddNestedCounterFamilies(
+  template <typename Metric>
+  void AddNestedFamilies(
       std::string_view name, std::string_view help, std::string_view label,
-      const std::vector<std::pair<std::string, const Family<Counter>*>>& families);
-  void AddNestedGaugeFamilies(
-      std::string_view name, std::string_view help, std::string_view label,
-      const std::vector<std::pair<std::string, const Family<Gauge>*>>& families);
+      const std::vector<std::pair<std::string, const Family<Metric>*>>& families);
   // An info-style gauge: one sample of value 1 with the given (name, value) labels, in order.
   void AddInfo(std::string_view name, std::string_view help,
                const std::vector<std::pair<std::string, std::string>>& labels);

@@ -22,6 +22,12 @@ std::string Label(std::string_view name, std::string_view value) {
   return fmt::format("{}=\"{}\"", name, EscapeLabelValue(value));
 }
 
+// How the text format types and spells each kind of metric.
+std::string_view TypeName(const Counter* /*kind*/) { return "counter"; }
+std::string_view TypeName(const Gauge* /*kind*/) { return "gauge"; }
+std::string SampleText(const Counter& counter) { return fmt::format("{}", counter.value()); }
+std::string SampleText(const Gauge& gauge) { return FormatValue(gauge.value()); }
+
 }  // namespace
 
 std::string EscapeLabelValue(std::string_view value) {
@@ -82,25 +88,21 @@ void PrometheusWriter::AddCounter(std::string_view name, std::string_view help,
   Sample(name, "", fmt::format("{}", counter.value()));
 }
 
-void PrometheusWriter::AddCounterFamily(std::string_view name, std::string_view help,
-                                        const Family<Counter>& family) {
-  Header(name, help, "counter");
+template <typename Metric>
+void PrometheusWriter::AddFamily(std::string_view name, std::string_view help,
+                                 const Family<Metric>& family) {
+  Header(name, help, TypeName(static_cast<const Metric*>(nullptr)));
   for (const auto& [label_value, child] : SortedChildren(family)) {
-    Sample(name, Label(family.label_name(), label_value), fmt::format("{}", child->value()));
+    Sample(name, Label(family.label_name(), label_value), SampleText(*child));
   }
 }
+template void PrometheusWriter::AddFamily(std::string_view, std::string_view,
+                                          const Family<Counter>&);
+template void PrometheusWriter::AddFamily(std::string_view, std::string_view, const Family<Gauge>&);
 
 void PrometheusWriter::AddGauge(std::string_view name, std::string_view help, double value) {
   Header(name, help, "gauge");
   Sample(name, "", FormatValue(value));
-}
-
-void PrometheusWriter::AddGaugeFamily(std::string_view name, std::string_view help,
-                                      const Family<Gauge>& family) {
-  Header(name, help, "gauge");
-  for (const auto& [label_value, child] : SortedChildren(family)) {
-    Sample(name, Label(family.label_name(), label_value), FormatValue(child->value()));
-  }
 }
 
 void PrometheusWriter::AddLabelledGauge(
@@ -121,31 +123,25 @@ void PrometheusWriter::AddLabelledCounter(
   }
 }
 
-void PrometheusWriter::AddNestedCounterFamilies(
+template <typename Metric>
+void PrometheusWriter::AddNestedFamilies(
     std::string_view name, std::string_view help, std::string_view label,
-    const std::vector<std::pair<std::string, const Family<Counter>*>>& families) {
-  Header(name, help, "counter");
+    const std::vector<std::pair<std::string, const Family<Metric>*>>& families) {
+  Header(name, help, TypeName(static_cast<const Metric*>(nullptr)));
   for (const auto& [outer_value, family] : families) {
     const std::string outer = Label(label, outer_value);
     for (const auto& [label_value, child] : SortedChildren(*family)) {
       Sample(name, fmt::format("{},{}", outer, Label(family->label_name(), label_value)),
-             fmt::format("{}", child->value()));
+             SampleText(*child));
     }
   }
 }
-
-void PrometheusWriter::AddNestedGaugeFamilies(
-    std::string_view name, std::string_view help, std::string_view label,
-    const std::vector<std::pair<std::string, const Family<Gauge>*>>& families) {
-  Header(name, help, "gauge");
-  for (const auto& [outer_value, family] : families) {
-    const std::string outer = Label(label, outer_value);
-    for (const auto& [label_value, child] : SortedChildren(*family)) {
-      Sample(name, fmt::format("{},{}", outer, Label(family->label_name(), label_value)),
-             FormatValue(child->value()));
-    }
-  }
-}
+template void PrometheusWriter::AddNestedFamilies(
+    std::string_view, std::string_view, std::string_view,
+    const std::vector<std::pair<std::string, const Family<Counter>*>>&);
+template void PrometheusWriter::AddNestedFamilies(
+    std::string_view, std::string_view, std::string_view,
+    const std::vector<std::pair<std::string, const Family<Gauge>*>>&);
 
 void PrometheusWriter::AddInfo(std::string_view name, std::string_view help,
                                const std::vector<std::pair<std::string, std::string>>& labels) {

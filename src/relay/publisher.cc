@@ -32,14 +32,14 @@ absl::Status Publisher::InitTransactions(const StopAwareWait& wait_or_stop) {
   using std::chrono::milliseconds;
   const auto started = clock_.SteadyNow();
   absl::Status status;
-  for (int attempt = 0; attempt < kTransactionCallTimeoutMs / kInitTransactionsStepMs;
-       ++attempt) {
+  for (int attempt = 0; attempt < kTransactionCallTimeoutMs / kInitTransactionsStepMs; ++attempt) {
     const auto attempt_started = clock_.SteadyNow();
     status = producer_->InitTransactions(kInitTransactionsStepMs);
     if (!absl::IsDeadlineExceeded(status)) break;
     producer_->Poll(/*event_fd_readable=*/false);
-    const auto rest = milliseconds(kInitTransactionsStepMs) -
-                      std::chrono::duration_cast<milliseconds>(clock_.SteadyNow() - attempt_started);
+    const auto rest =
+        milliseconds(kInitTransactionsStepMs) -
+        std::chrono::duration_cast<milliseconds>(clock_.SteadyNow() - attempt_started);
     if (wait_or_stop && wait_or_stop(std::max(rest, milliseconds(0)))) {
       return absl::CancelledError(
           "stopped while waiting for Kafka's transaction coordinator; nothing was published");
@@ -50,9 +50,10 @@ absl::Status Publisher::InitTransactions(const StopAwareWait& wait_or_stop) {
         Concat(MessageOf(status), " within ", kTransactionCallTimeoutMs / 1000, " s"));
   }
   if (!status.ok()) return status;
-  log::Info("Kafka transactions initialized in {} ms (earlier owners of the transactional.id "
-            "are fenced, their open transaction aborted)",
-            std::chrono::duration_cast<milliseconds>(clock_.SteadyNow() - started).count());
+  log::Info(
+      "Kafka transactions initialized in {} ms (earlier owners of the transactional.id "
+      "are fenced, their open transaction aborted)",
+      std::chrono::duration_cast<milliseconds>(clock_.SteadyNow() - started).count());
   return absl::OkStatus();
 }
 

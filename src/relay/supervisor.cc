@@ -100,11 +100,9 @@ absl::Status RunRelay(RelayContext& ctx) {
   LateRejections late_rejections;  // Outlives each producer's publisher.
   while (true) {
     const auto started = ctx.clock.SteadyNow();
-    auto publisher =
-        Publisher::Create(ctx.connectors.producer, ctx.config, ctx.clock, ctx.metrics,
-                          &late_rejections, [&ctx](std::chrono::milliseconds delay) {
-                            return WaitOrStop(ctx, delay);
-                          });
+    auto publisher = Publisher::Create(
+        ctx.connectors.producer, ctx.config, ctx.clock, ctx.metrics, &late_rejections,
+        [&ctx](std::chrono::milliseconds delay) { return WaitOrStop(ctx, delay); });
     if (!publisher.ok() && absl::IsCancelled(publisher.status()) && ctx.stop.requested()) {
       log::Info("{}", MessageOf(publisher.status()));
       return absl::OkStatus();

@@ -64,8 +64,8 @@ TEST(PrometheusWriter, FamiliesSortedByLabelValueWithEscaping) {
   by_status.With("reserved").Set(1);
   by_status.With("lost").Set(0);
   PrometheusWriter w;
-  w.AddCounterFamily("x_events_total", "Events.", by_topic);
-  w.AddGaugeFamily("x_status", "Status.", by_status);
+  w.AddFamily("x_events_total", "Events.", by_topic);
+  w.AddFamily("x_status", "Status.", by_status);
   EXPECT_EQ(w.text(),
             "# HELP x_events_total Events.\n"
             "# TYPE x_events_total counter\n"
@@ -81,7 +81,7 @@ TEST(PrometheusWriter, FamiliesSortedByLabelValueWithEscaping) {
 TEST(PrometheusWriter, EmptyFamilyHasHeaderButNoSamples) {
   Family<Counter> empty("reason");
   PrometheusWriter w;
-  w.AddCounterFamily("x_errors_total", "Errors.", empty);
+  w.AddFamily("x_errors_total", "Errors.", empty);
   EXPECT_EQ(w.text(), "# HELP x_errors_total Errors.\n# TYPE x_errors_total counter\n");
 }
 
@@ -145,9 +145,9 @@ TEST(PrometheusWriter, NestedFamiliesCarryBothLabels) {
   restarts.With("postgres").Add(2);
   Family<Counter> none("cause");
   PrometheusWriter w;
-  w.AddNestedGaugeFamilies("x_status", "Status.", "slot", {{"a\"0", &first}, {"b", &second}});
-  w.AddNestedCounterFamilies("x_restarts_total", "Restarts.", "slot",
-                             {{"a", &restarts}, {"b", &none}});
+  w.AddNestedFamilies<Gauge>("x_status", "Status.", "slot", {{"a\"0", &first}, {"b", &second}});
+  w.AddNestedFamilies<Counter>("x_restarts_total", "Restarts.", "slot",
+                               {{"a", &restarts}, {"b", &none}});
   EXPECT_EQ(w.text(),
             "# HELP x_status Status.\n# TYPE x_status gauge\n"
             "x_status{slot=\"a\\\"0\",wal_status=\"lost\"} 0\n"
