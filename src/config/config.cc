@@ -86,19 +86,6 @@ absl::Status CheckTopLevel(std::string_view source, const toml::table& root) {
   return absl::OkStatus();
 }
 
-// Settings of other sections that parallel slots cannot serve yet.
-absl::Status CheckParallelSlots(std::string_view source, const Config& config) {
-  const int32_t n = config.postgres.parallel_slots;
-  if (n <= 1 || config.relay.delivery != Delivery::kExactlyOnce) return absl::OkStatus();
-  // Exactly-once needs a transactional producer (transactional.id) and position record per
-  // slot; the relay has one producer for all slots.
-  return absl::InvalidArgumentError(fmt::format(
-      "{}: [postgres] parallel_slots = {} with [relay] delivery = \"exactly_once\" is not "
-      "supported yet (exactly-once needs one transactional producer per slot); set "
-      "parallel_slots = 1, or delivery = \"at_least_once\"",
-      source, n));
-}
-
 }  // namespace
 
 Environment ProcessEnvironment() {
@@ -133,7 +120,6 @@ absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view 
     return s;
   }
   if (auto s = internal::ReadRelay(section("relay"), config.relay); !s.ok()) return s;
-  if (auto s = CheckParallelSlots(source_name, config); !s.ok()) return s;
   if (auto s = internal::ReadHttp(section("http"), config.http); !s.ok()) return s;
   if (auto s = internal::ReadLog(section("log"), config.log); !s.ok()) return s;
   return config;

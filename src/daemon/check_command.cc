@@ -40,7 +40,9 @@ pg::ServerCheckOptions ServerOptions(const config::Config& config) {
 kafka::BrokerCheckOptions BrokerOptions(const config::Config& config) {
   kafka::BrokerCheckOptions options{.properties = config.kafka, .topics = {}};
   if (config.relay.delivery == config::Delivery::kExactlyOnce) {
-    options.transactional_id = relay::TransactionalIdOf(config);
+    for (int i = 0; i < config.postgres.parallel_slots; ++i) {
+      options.transactional_ids.push_back(relay::TransactionalIdOf(config, i));
+    }
     options.transaction_split_ms = config.relay.transaction_split_ms;
   }
   options.topics.push_back(config.outbox.dead_letter_topic);

@@ -52,10 +52,11 @@ class BrokerChecker {
     const std::optional<int32_t> broker = CheckCluster();
     if (!broker) return out_;
     for (const std::string& topic : options_.topics) CheckTopic(topic, *broker);
-    if (!options_.transactional_id.empty()) {
+    if (!options_.transactional_ids.empty()) {
       const auto configs = BrokerConfigs(*broker);
       CheckTransactions(configs);
-      CheckTransactionalIdAcls(configs);
+      for (const std::string& id : options_.transactional_ids)
+        CheckTransactionalIdAcls(id, configs);
     }
     return out_;
   }
@@ -115,7 +116,8 @@ class BrokerChecker {
   void CheckTopic(const std::string& topic, int32_t broker);
   // With the broker's configuration, when it could be read.
   void CheckTransactions(const std::optional<std::map<std::string, std::string>>& configs);
-  void CheckTransactionalIdAcls(const std::optional<std::map<std::string, std::string>>& configs);
+  void CheckTransactionalIdAcls(const std::string& id,
+                                const std::optional<std::map<std::string, std::string>>& configs);
   // The broker's configuration (name -> value); nullopt when it cannot be read.
   std::optional<std::map<std::string, std::string>> BrokerConfigs(int32_t broker);
   // The broker's auto.create.topics.enable; nullopt when it cannot be read.
@@ -270,8 +272,7 @@ void BrokerChecker::CheckTransactions(
 }
 
 void BrokerChecker::CheckTransactionalIdAcls(
-    const std::optional<std::map<std::string, std::string>>& configs) {
-  const std::string& id = options_.transactional_id;
+    const std::string& id, const std::optional<std::map<std::string, std::string>>& configs) {
   const std::string name = fmt::format("kafka transactional id {}", id);
   const std::string grant = fmt::format(
       "kafka-acls.sh --add --allow-principal User:<name> --operation Write --operation "

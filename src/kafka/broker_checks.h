@@ -18,18 +18,18 @@ struct BrokerCheckOptions {
   // the pattern has no placeholder.
   std::vector<std::string> topics;
   int timeout_ms = 5000;  // Per metadata or config request.
-  // delivery = "exactly_once": the producer's transactional.id (empty: not checked) and
-  // [relay] transaction_split_ms.
-  std::string transactional_id{};
+  // delivery = "exactly_once": the producers' transactional.ids, one per slot (none: not
+  // checked), and [relay] transaction_split_ms.
+  std::vector<std::string> transactional_ids{};
   int transaction_split_ms = 0;
 };
 
 // One result for the cluster ("kafka brokers") and, if it was reached, one per topic: exists,
 // missing but auto-created (PASS with a note), missing (FAIL), or not authorized (FAIL,
-// permission). With a transactional_id, also "kafka transactions" (the transaction state log
+// permission). With transactional_ids, also "kafka transactions" (the transaction state log
 // can be written with this many brokers; the broker accepts the producer's
-// transaction.timeout.ms) and "kafka transactional id" (ACLs, when the cluster has an authorizer
-// and lets outboxd read them). Blocks for at most about (4 + topics) * timeout_ms.
+// transaction.timeout.ms) and a "kafka transactional id" per id (ACLs, when the cluster has an
+// authorizer and lets outboxd read them). Blocks for at most about (4 + topics) * timeout_ms.
 CheckResults CheckBrokers(const BrokerCheckOptions& options);
 
 }  // namespace outboxd::kafka

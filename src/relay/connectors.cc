@@ -76,9 +76,12 @@ absl::StatusOr<NotNullColumns> ReadTableCatalog(const config::Config& config) {
 
 }  // namespace
 
-std::string TransactionalIdOf(const config::Config& config) {
-  if (!config.relay.transactional_id.empty()) return config.relay.transactional_id;
-  return "outboxd-" + config.postgres.slot;
+std::string TransactionalIdOf(const config::Config& config, int slot_index) {
+  std::string id = config.relay.transactional_id.empty() ? "outboxd-" + config.postgres.slot
+                                                         : config.relay.transactional_id;
+  // The default is then "outboxd-" + the slot's own name (config::SlotName).
+  if (config.postgres.parallel_slots > 1) id += "_" + std::to_string(slot_index);
+  return id;
 }
 
 pg::SetupOptions SetupOptionsOf(const config::Config& config, int index) {
@@ -108,12 +111,12 @@ Connectors LiveConnectors(const config::Config& config, pg::ResumeCheck resume_c
   Connectors connectors{
       .replication = LiveReplication(config, 0, std::move(resume_check)),
       .producer =
-          [&config](kafka::DeliveryHandler& handler) {
+          [&config](kafka::DeliveryHandler& handler, int slot_index) {
             if (config.relay.delivery != config::Delivery::kExactlyOnce) {
               return kafka::CreateProducer(config.kafka, handler);
             }
-            return kafka::CreateTransactionalProducer(config.kafka, TransactionalIdOf(config),
-                                                      handler);
+            return kafka::CreateTransactionalProducer(
+                config.kafka, TransactionalIdOf(config, slot_index), handler);
           },
       .not_null_columns = {},
   };

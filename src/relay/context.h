@@ -39,9 +39,9 @@ struct Connectors {
   std::function<int(pollfd* fds, nfds_t count, int timeout_ms)> poll = ::poll;
 };
 
-// [relay] transactional_id, or "outboxd-<slot>": stable per slot, so a second instance on the
-// same slot fences the first.
-std::string TransactionalIdOf(const config::Config& config);
+// [relay] transactional_id, or "outboxd-<slot>", and "_<index>" after it with parallel slots:
+// stable per slot, so a second instance on the same slot fences the first.
+std::string TransactionalIdOf(const config::Config& config, int slot_index);
 
 // What replication set-up checks and creates for stream `index` of [postgres] parallel_slots:
 // its slot, its publication (with its row filter when there are several) and the slot family.

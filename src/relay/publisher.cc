@@ -12,15 +12,14 @@ absl::StatusOr<std::unique_ptr<Publisher>> Publisher::Create(const ProducerFacto
                                                              const config::Config& config,
                                                              const Clock& clock,
                                                              metrics::RelayMetrics& metrics,
-                                                             LateRejections* late_rejections,
-                                                             const StopAwareWait& wait_or_stop) {
+                                                             const PublisherOptions& options) {
   std::unique_ptr<Publisher> publisher(new Publisher(config, clock, metrics));
-  if (publisher->transactional_) publisher->late_rejections_ = late_rejections;
-  auto producer = factory(*publisher);
+  if (publisher->transactional_) publisher->late_rejections_ = options.late_rejections;
+  auto producer = factory(*publisher, options.slot_index);
   if (!producer.ok()) return producer.status();
   publisher->producer_ = std::move(*producer);
   if (publisher->transactional_) {
-    if (auto s = publisher->InitTransactions(wait_or_stop); !s.ok()) return s;
+    if (auto s = publisher->InitTransactions(options.wait_or_stop); !s.ok()) return s;
   }
   return publisher;
 }

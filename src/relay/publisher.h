@@ -40,20 +40,28 @@ inline constexpr std::string_view kBrokerRejected = "broker_rejected";    // Lat
 // Sleeps up to `delay` unless a stop is requested first; true when asked to stop.
 using StopAwareWait = std::function<bool(std::chrono::milliseconds delay)>;
 
+struct PublisherOptions {
+  // Passed to the ProducerFactory: the parallel slot this publisher serves alone, or 0.
+  int slot_index = 0;
+  // Transactional publishers remember here the rows whose records the broker rejected, and
+  // dead-letter them when they come again; nullptr: not remembered.
+  LateRejections* late_rejections = nullptr;
+  // While no transaction coordinator answers, InitTransactions is retried for up to 30 s,
+  // waiting with this between attempts (none: at once); Create says Cancelled on a stop.
+  StopAwareWait wait_or_stop;
+};
+
 // Runs on the loop thread; delivery callbacks run inside Poll and Flush.
 class Publisher final : private kafka::DeliveryHandler {
  public:
   // Everything passed by reference must outlive the publisher.
   // A transactional one (config.relay.delivery) runs InitTransactions first, which fences the
-  // previous owner of the transactional.id and aborts what it left open; it remembers in
-  // `late_rejections` (when given) the rows whose records the broker rejected, and
-  // dead-letters them when they come again.
-  // While no transaction coordinator answers, InitTransactions is retried for up to 30 s,
-  // waiting with `wait_or_stop` between attempts: Cancelled when it says a stop came.
-  static absl::StatusOr<std::unique_ptr<Publisher>> Create(
-      const ProducerFactory& factory, const config::Config& config, const Clock& clock,
-      metrics::RelayMetrics& metrics, LateRejections* late_rejections = nullptr,
-      const StopAwareWait& wait_or_stop = {});
+  // previous owner of the transactional.id and aborts what it left open.
+  static absl::StatusOr<std::unique_ptr<Publisher>> Create(const ProducerFactory& factory,
+                                                           const config::Config& config,
+                                                           const Clock& clock,
+                                                           metrics::RelayMetrics& metrics,
+                                                           const PublisherOptions& options = {});
 
   // Attaches one stream: records whose origin names the returned id count in `tracker` and
   // their acknowledgements go to it. `tracker` must stay valid until Detach().

@@ -32,11 +32,22 @@ uint64_t OutstandingRecords(std::span<StreamSupervisor> streams) {
   return total;
 }
 
+// Produces each publisher's dead letters and serves its delivery reports (which advance the
+// trackers) for up to `timeout_ms`; false once one of them failed.
+bool FlushEach(Publishers publishers, int timeout_ms) {
+  for (Publisher* publisher : publishers) {
+    if (!publisher->ProduceDeadLetters().ok()) return false;
+    publisher->Flush(timeout_ms);
+    if (!publisher->status().ok()) return false;
+  }
+  return true;
+}
+
 // A stop between a transaction's rows reads on to its Commit (until `deadline` or a second
 // stop request), so what was produced of it can be confirmed and a restart after a clean stop
 // repeats nothing. A failure meanwhile is logged and ends the wait: the drain then confirms
 // what it can.
-void FinishOpenTransactions(RelayContext& ctx, Publisher& publisher,
+void FinishOpenTransactions(RelayContext& ctx, Publishers publishers,
                             std::span<StreamSupervisor> streams,
                             std::chrono::steady_clock::time_point deadline) {
   for (StreamSupervisor& supervisor : streams) {
@@ -50,7 +61,7 @@ void FinishOpenTransactions(RelayContext& ctx, Publisher& publisher,
   }
   if (!AnyInTransaction(streams)) return;
   const absl::Status s =
-      RunLoop(ctx, publisher, streams,
+      RunLoop(ctx, publishers, streams,
               {.done = [streams] { return !AnyInTransaction(streams); }, .deadline = deadline});
   if (!s.ok()) log::Warn("stopping: {} while reading on to the commit", MessageOf(s));
   for (const StreamSupervisor& supervisor : streams) {
@@ -65,12 +76,12 @@ void FinishOpenTransactions(RelayContext& ctx, Publisher& publisher,
 
 }  // namespace
 
-absl::Status Shutdown(RelayContext& ctx, Publisher& publisher,
+absl::Status Shutdown(RelayContext& ctx, Publishers publishers,
                       std::span<StreamSupervisor> streams) {
   const auto deadline =
       ctx.clock.SteadyNow() + std::chrono::milliseconds(ctx.config.relay.shutdown_timeout_ms);
   for (StreamSupervisor& supervisor : streams) supervisor.NoMoreRestarts();
-  FinishOpenTransactions(ctx, publisher, streams, deadline);
+  FinishOpenTransactions(ctx, publishers, streams, deadline);
   // exactly_once: what was read to a Commit goes out in one last Kafka transaction.
   for (StreamSupervisor& supervisor : streams) {
     if (supervisor.stream() == nullptr) continue;
@@ -80,9 +91,7 @@ absl::Status Shutdown(RelayContext& ctx, Publisher& publisher,
   log::Info("stopping: waiting up to {} ms for {} outstanding Kafka deliveries",
             std::max<int64_t>(0, left.count()), OutstandingRecords(streams));
   while (ctx.clock.SteadyNow() < deadline && AnyOutstanding(streams)) {
-    if (!publisher.ProduceDeadLetters().ok()) break;
-    publisher.Flush(50);  // Serves delivery reports, which advance the trackers.
-    if (!publisher.status().ok()) break;
+    if (!FlushEach(publishers, 50)) break;
     // Keep confirming while draining, so a long drain never trips wal_sender_timeout.
     for (StreamSupervisor& supervisor : streams) {
       if (supervisor.stream() == nullptr) continue;
@@ -94,7 +103,8 @@ absl::Status Shutdown(RelayContext& ctx, Publisher& publisher,
     if (auto s = supervisor.stream()->SendFinalStatus(); !s.ok()) return s;
   }
   // The final position records. Short: a shutdown must not wait long on a broker that is down.
-  if (ctx.positions != nullptr) publisher.Flush(kFinalPositionWaitMs);
+  if (ctx.positions == nullptr) return absl::OkStatus();
+  for (Publisher* publisher : publishers) publisher->Flush(kFinalPositionWaitMs);
   return absl::OkStatus();
 }
 

@@ -51,21 +51,22 @@ std::vector<std::string> SlotsOf(const RelayContext& ctx) {
   return slots;
 }
 
-// One life of the producer: its publisher, a stream per slot, the loop, and the shutdown once
-// a stop is requested. Returns the failure that ended it, or what the shutdown returned.
-absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher,
-                             const outbox::Encoder& encoder) {
+// One life of the producers: the publishers, a stream per slot, the loop, and the shutdown
+// once a stop is requested. Returns the failure that ended it, or what the shutdown returned.
+absl::Status RunWithPublishers(RelayContext& ctx, const std::vector<Publisher*>& publishers,
+                               const outbox::Encoder& encoder) {
   std::deque<RelayContext> slot_contexts;  // Stable addresses; outlive the streams.
   std::vector<StreamSupervisor> streams;
   if (ctx.parallel_slots.empty()) {
-    streams.emplace_back(ctx, publisher, encoder, ctx.config.postgres.slot);
+    streams.emplace_back(ctx, *publishers[0], encoder, ctx.config.postgres.slot);
   }
-  for (const SlotBinding& slot : ctx.parallel_slots) {
-    streams.emplace_back(slot_contexts.emplace_back(SlotContextOf(ctx, slot)), publisher, encoder,
-                         slot.slot);
+  for (size_t i = 0; i < ctx.parallel_slots.size(); ++i) {
+    Publisher& publisher = *publishers[publishers.size() == 1 ? 0 : i];
+    streams.emplace_back(slot_contexts.emplace_back(SlotContextOf(ctx, ctx.parallel_slots[i])),
+                         publisher, encoder, ctx.parallel_slots[i].slot);
   }
-  absl::Status status = RunLoop(ctx, publisher, streams);
-  if (status.ok() && ctx.stop.requested()) status = Shutdown(ctx, publisher, streams);
+  absl::Status status = RunLoop(ctx, publishers, streams);
+  if (status.ok() && ctx.stop.requested()) status = Shutdown(ctx, publishers, streams);
   const std::string reason = status.ok() ? "stopped" : std::string(MessageOf(status));
   // Each slot's part too, so that the next run's "streaming" is a change the join reports.
   for (const SlotBinding& slot : ctx.parallel_slots) {
@@ -73,6 +74,31 @@ absl::Status RunWithProducer(RelayContext& ctx, Publisher& publisher,
   }
   ctx.health.SetStreaming(false, reason);
   return status;
+}
+
+// One publisher shared by every stream; with exactly_once and parallel slots, one per slot: a
+// Kafka transaction then never mixes slots, so one stream's restart aborts only its own
+// records, and each slot's transactional.id fences only that slot's previous owner.
+absl::StatusOr<std::vector<std::unique_ptr<Publisher>>> CreatePublishers(
+    RelayContext& ctx, LateRejections& late_rejections) {
+  const bool per_slot =
+      ctx.config.relay.delivery == config::Delivery::kExactlyOnce && !ctx.parallel_slots.empty();
+  const size_t count = per_slot ? ctx.parallel_slots.size() : 1;
+  std::vector<std::unique_ptr<Publisher>> publishers;
+  for (size_t i = 0; i < count; ++i) {
+    auto publisher = Publisher::Create(ctx.connectors.producer, ctx.config, ctx.clock, ctx.metrics,
+                                       {.slot_index = static_cast<int>(i),
+                                        .late_rejections = &late_rejections,
+                                        .wait_or_stop = [&ctx](std::chrono::milliseconds delay) {
+                                          return WaitOrStop(ctx, delay);
+                                        }});
+    if (!publisher.ok()) return publisher.status();
+    // The transaction that InitTransactions just settled may have committed after all.
+    position::PositionGuard* positions = per_slot ? ctx.parallel_slots[i].positions : ctx.positions;
+    if ((*publisher)->transactional() && positions != nullptr) positions->Reload();
+    publishers.push_back(*std::move(publisher));
+  }
+  return publishers;
 }
 
 // The avro converters' registry client and id cache; null when no converter is "avro".
@@ -100,19 +126,17 @@ absl::Status RunRelay(RelayContext& ctx) {
   LateRejections late_rejections;  // Outlives each producer's publisher.
   while (true) {
     const auto started = ctx.clock.SteadyNow();
-    auto publisher = Publisher::Create(
-        ctx.connectors.producer, ctx.config, ctx.clock, ctx.metrics, &late_rejections,
-        [&ctx](std::chrono::milliseconds delay) { return WaitOrStop(ctx, delay); });
-    if (!publisher.ok() && absl::IsCancelled(publisher.status()) && ctx.stop.requested()) {
-      log::Info("{}", MessageOf(publisher.status()));
+    auto publishers = CreatePublishers(ctx, late_rejections);
+    if (!publishers.ok() && absl::IsCancelled(publishers.status()) && ctx.stop.requested()) {
+      log::Info("{}", MessageOf(publishers.status()));
       return absl::OkStatus();
     }
-    // The transaction that InitTransactions just settled may have committed after all.
-    if (publisher.ok() && (*publisher)->transactional() && ctx.positions != nullptr) {
-      ctx.positions->Reload();
+    absl::Status status = Blame(FailureSide::kKafka, publishers.status());
+    if (publishers.ok()) {
+      std::vector<Publisher*> used;
+      for (const auto& publisher : *publishers) used.push_back(publisher.get());
+      status = RunWithPublishers(ctx, used, *encoder);
     }
-    absl::Status status = publisher.ok() ? RunWithProducer(ctx, **publisher, *encoder)
-                                         : Blame(FailureSide::kKafka, publisher.status());
     if (ctx.stop.requested()) {
       if (!status.ok()) {
         return Annotate(status,

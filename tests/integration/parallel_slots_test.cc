@@ -75,6 +75,66 @@ class ParallelSlotsTest : public OutboxdTest {
     EXPECT_GT(lines, 0) << "no line holds \"" << needle << "\"\n" << Tail(**process);
     return lines;
   }
+
+  // Four slots under load from four writers; outboxd is killed with SIGKILL after 3 s and a
+  // second one takes over. Reads every topic back with `consumer` settings once each slot
+  // confirmed the last commit; checks nothing is missing, unexpected or reordered per aggregate.
+  void FourSlotsThroughAKill9(const std::map<std::string, std::string>& consumer,
+                              DeliveryReport& report) {
+    config().parallel_slots = kSlots;
+    IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
+    LoadSpec spec = NewLoadSpec(/*writers=*/4);
+    spec.aggregates = 40;
+    spec.max_rows_per_tx = 10;
+    spec.rollback_one_in = 10;
+    spec.rows_per_writer = -1;  // until stopped
+    spec.pause_between_tx = absl::Milliseconds(2);
+    spec.seed = 21;
+    const std::vector<std::string> topics = LoadTopics();
+    std::vector<WriterResult> results;
+    WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);
+    absl::SleepFor(absl::Seconds(3));
+    EXPECT_TRUE(first->Running()) << "outboxd #1 exited before it was killed\n" << Tail(*first);
+    std::cout << "[parallel] outboxd #1 kill -9: " << first->Kill().ToString() << "\n";
+    absl::SleepFor(absl::Seconds(2));  // Writers go on while no outboxd runs.
+    IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * second, StartOutboxd());
+    absl::SleepFor(absl::Seconds(3));
+    writers.RequestStop();
+    IT_ASSERT_OK(writers.Join());
+
+    std::vector<ExpectedEvent> expected;
+    absl::flat_hash_set<std::string> rolled_back;
+    for (const WriterResult& r : results) {
+      expected.insert(expected.end(), r.committed.begin(), r.committed.end());
+      rolled_back.insert(r.rolled_back_ids.begin(), r.rolled_back_ids.end());
+    }
+    // Every slot passes the last commit: Kafka then holds every event.
+    IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
+    for (const std::string& slot : Slots()) {
+      EXPECT_TRUE(WaitForSlotConfirmed(pg(), slot, end, absl::Seconds(90)))
+          << slot << " did not confirm " << FormatLsn(end) << "\n"
+          << Tail(*second);
+    }
+    IT_ASSERT_OK_AND_ASSIGN(
+        std::vector<KafkaRecord> records,
+        ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)},
+                             consumer));
+    report = CheckDelivery(expected, records, rolled_back);
+    EXPECT_GT(report.expected, 0u);
+    EXPECT_EQ(report.missing, 0u) << report.Summary();
+    EXPECT_EQ(report.unexpected, 0u) << report.Summary();
+    EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
+    EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
+    EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+    // Each slot streamed its share.
+    for (const std::string& slot : Slots()) {
+      EXPECT_GT(CountLinesContaining(second->log_path(), absl::StrCat("streaming slot ", slot)), 0)
+          << Tail(*second);
+    }
+    EXPECT_TRUE(second->Running()) << "outboxd #2 exited";
+    IT_ASSERT_OK_AND_ASSIGN(ExitStatus exit, second->Stop(absl::Seconds(30)));
+    EXPECT_TRUE(exit.ExitedZero()) << exit.ToString();
+  }
 };
 
 // The filters, evaluated by the walsender's pgoutput: each row, NULL aggregate id included, is
@@ -279,59 +339,19 @@ TEST_F(ParallelSlotsTest, AnotherRowFilterIsRefused) {
 // Four slots, several writers, a kill -9 in the middle: nothing missing, no aggregate's events
 // out of order; duplicates are counted (at-least-once).
 TEST_F(ParallelSlotsTest, FourSlotsSurviveKill9UnderLoad) {
-  config().parallel_slots = kSlots;
-  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
-  LoadSpec spec = NewLoadSpec(/*writers=*/4);
-  spec.aggregates = 40;
-  spec.max_rows_per_tx = 10;
-  spec.rollback_one_in = 10;
-  spec.rows_per_writer = -1;  // until stopped
-  spec.pause_between_tx = absl::Milliseconds(2);
-  spec.seed = 21;
-  const std::vector<std::string> topics = LoadTopics();
-  std::vector<WriterResult> results;
-  WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);
-  absl::SleepFor(absl::Seconds(3));
-  ASSERT_TRUE(first->Running()) << "outboxd #1 exited before it was killed\n" << Tail(*first);
-  std::cout << "[parallel] outboxd #1 kill -9: " << first->Kill().ToString() << "\n";
-  absl::SleepFor(absl::Seconds(2));  // Writers go on while no outboxd runs.
-  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * second, StartOutboxd());
-  absl::SleepFor(absl::Seconds(3));
-  writers.RequestStop();
-  IT_ASSERT_OK(writers.Join());
-
-  std::vector<ExpectedEvent> expected;
-  absl::flat_hash_set<std::string> rolled_back;
-  for (const WriterResult& r : results) {
-    expected.insert(expected.end(), r.committed.begin(), r.committed.end());
-    rolled_back.insert(r.rolled_back_ids.begin(), r.rolled_back_ids.end());
-  }
-  // Every slot passes the last commit: Kafka then holds every event.
-  IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
-  for (const std::string& slot : Slots()) {
-    ASSERT_TRUE(WaitForSlotConfirmed(pg(), slot, end, absl::Seconds(90)))
-        << slot << " did not confirm " << FormatLsn(end) << "\n"
-        << Tail(*second);
-  }
-  IT_ASSERT_OK_AND_ASSIGN(
-      std::vector<KafkaRecord> records,
-      ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)}));
-  const DeliveryReport report = CheckDelivery(expected, records, rolled_back);
-  EXPECT_GT(report.expected, 0u);
-  EXPECT_EQ(report.missing, 0u) << report.Summary();
-  EXPECT_EQ(report.unexpected, 0u) << report.Summary();
-  EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
-  EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
-  EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+  DeliveryReport report;
+  FourSlotsThroughAKill9({}, report);
   std::cout << "[parallel] 4 slots, kill -9: " << report.Summary() << " (duplicates allowed)\n";
-  // Each slot streamed its share.
-  for (const std::string& slot : Slots()) {
-    EXPECT_GT(CountLinesContaining(second->log_path(), absl::StrCat("streaming slot ", slot)), 0)
-        << Tail(*second);
-  }
-  EXPECT_TRUE(second->Running()) << "outboxd #2 exited";
-  IT_ASSERT_OK_AND_ASSIGN(ExitStatus exit, second->Stop(absl::Seconds(30)));
-  EXPECT_TRUE(exit.ExitedZero()) << exit.ToString();
+}
+
+// exactly_once: each slot's transactional producer fences the killed instance's and aborts its
+// open transaction; a read_committed consumer sees every event once.
+TEST_F(ParallelSlotsTest, FourSlotsExactlyOnceThroughAKill9HaveNoDuplicates) {
+  config().delivery = "exactly_once";
+  DeliveryReport report;
+  FourSlotsThroughAKill9({{"isolation.level", "read_committed"}}, report);
+  EXPECT_EQ(report.duplicates, 0u) << report.Summary();
+  std::cout << "[parallel] 4 slots, exactly_once, kill -9: " << report.Summary() << "\n";
 }
 
 }  // namespace

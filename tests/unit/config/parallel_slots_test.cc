@@ -62,16 +62,13 @@ TEST(ParallelSlotsTest, NumberedNamesMustFitPostgresLimit) {
               HasSubstr("longer than 63 bytes; shorten [postgres] publication"));
 }
 
-TEST(ParallelSlotsTest, ExactlyOnceIsRefusedWithSeveralSlots) {
-  const std::string text = WithPostgres("tables = [\"outbox\"]\nparallel_slots = 2\n") +
-                           "[relay]\ndelivery = \"exactly_once\"\n";
-  EXPECT_EQ(ErrorOf(text),
-            "outboxd.toml: [postgres] parallel_slots = 2 with [relay] delivery = "
-            "\"exactly_once\" is not supported yet (exactly-once needs one transactional "
-            "producer per slot); set parallel_slots = 1, or delivery = \"at_least_once\"");
-  EXPECT_TRUE(Parse(WithPostgres("tables = [\"outbox\"]\nparallel_slots = 1\n") +
-                    "[relay]\ndelivery = \"exactly_once\"\n")
-                  .ok());
+TEST(ParallelSlotsTest, ExactlyOnceIsAcceptedWithSeveralSlots) {
+  // Each slot gets a transactional producer of its own (relay/supervisor.cc).
+  const auto config = Parse(WithPostgres("tables = [\"outbox\"]\nparallel_slots = 2\n") +
+                            "[relay]\ndelivery = \"exactly_once\"\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->postgres.parallel_slots, 2);
+  EXPECT_EQ(config->relay.delivery, Delivery::kExactlyOnce);
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ class ChangeHandlerReplayTest : public ::testing::Test {
  protected:
   ChangeHandlerReplayTest() {
     auto publisher = Publisher::Create(
-        [this](kafka::DeliveryHandler& h) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
+        [this](kafka::DeliveryHandler& h,
+               int /*slot_index*/) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
           return std::unique_ptr<kafka::Producer>(
               std::make_unique<FakeProducer>(h, clock_, topics_, produced_, acks_));
         },

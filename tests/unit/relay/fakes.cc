@@ -82,6 +82,7 @@ absl::Status FakeProducer::Produce(const kafka::Record& record, uint64_t tag) {
                   .tag = tag,
                   .headers = std::move(headers)});
   unreported_.push_back(log_.size() - 1);
+  if (transactions_ != nullptr) ++transactions_->records;
   ready_.Set(acks_enabled_);
   return absl::OkStatus();
 }

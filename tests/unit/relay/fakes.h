@@ -109,6 +109,7 @@ struct TransactionLog {
   int begins = 0;
   std::vector<size_t> commits;  // The number of records produced before each commit.
   int aborts = 0;
+  size_t records = 0;         // Produced by this producer (the record log is shared).
   bool fail_commits = false;  // CommitTransaction fails (after delivering everything).
 };
 

@@ -64,8 +64,8 @@ class SharedPublisherTest : public ::testing::Test {
  protected:
   SharedPublisherTest() {
     auto publisher = Publisher::Create(
-        [this](
-            kafka::DeliveryHandler& handler) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
+        [this](kafka::DeliveryHandler& handler,
+               int /*slot_index*/) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
           auto producer = std::make_unique<ManualProducer>(handler);
           producer_ = producer.get();
           return std::unique_ptr<kafka::Producer>(std::move(producer));

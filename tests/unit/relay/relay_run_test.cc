@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "fakes.h"
 #include "gmock/gmock.h"
@@ -65,12 +66,14 @@ class RelayRunTest : public ::testing::Test {
       return std::unique_ptr<pg::ReplicationChannel>(std::move(channel));
     };
     context_.connectors.producer =
-        [this](
-            kafka::DeliveryHandler& handler) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
+        [this](kafka::DeliveryHandler& handler,
+               int slot_index) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
       ++producers_created_;
+      TransactionLog& transactions =
+          slot_index == 0 ? transactions_ : other_slots_transactions_[slot_index];
       return std::unique_ptr<kafka::Producer>(std::make_unique<FakeProducer>(
           handler, clock_, topics_, produced_, acks_enabled_,
-          config_.relay.delivery == config::Delivery::kExactlyOnce ? &transactions_ : nullptr));
+          config_.relay.delivery == config::Delivery::kExactlyOnce ? &transactions : nullptr));
     };
     context_.connectors.poll = [this](pollfd* fds, nfds_t n, int timeout_ms) {
       // The test's script: once the clock passes stop_at_, the stop fd fires.
@@ -133,7 +136,8 @@ class RelayRunTest : public ::testing::Test {
   // What the slot sends again from its confirmed LSN when reopened (nothing was confirmed).
   std::optional<std::deque<std::string>> replay_on_reopen_;
   int producers_created_ = 0;
-  TransactionLog transactions_;
+  TransactionLog transactions_;                             // Slot 0's, or the only producer's.
+  std::map<int, TransactionLog> other_slots_transactions_;  // exactly_once: slot i > 0's.
   std::chrono::steady_clock::time_point stop_at_ = std::chrono::steady_clock::time_point::max();
 };
 
@@ -488,6 +492,67 @@ TEST_F(ExactlyOnceRunTest, AStopWhileWaitingForTheCoordinatorEndsTheRunCleanly) 
   EXPECT_EQ(producers_created_, 1);
   EXPECT_TRUE(produced_.empty());
   EXPECT_TRUE(channel_log_.status_updates.empty());
+}
+
+// Each parallel slot has a transactional producer of its own: a Kafka transaction never
+// mixes slots, so one slot's restart aborts only its own records.
+class ExactlyOnceParallelSlotsTest : public ExactlyOnceRunTest {
+ protected:
+  ExactlyOnceParallelSlotsTest() { config_.postgres.parallel_slots = 2; }
+  // Slot 0 streams frames_ through the fixture's channel; slot 1 streams `frames_1`.
+  void BindSlots() {
+    context_.parallel_slots = {
+        {.slot = "s_0", .replication = context_.connectors.replication},
+        {.slot = "s_1",
+         .replication = [this]() -> absl::StatusOr<std::unique_ptr<pg::ReplicationChannel>> {
+           ++log_1.opened;
+           if (log_1.opened > 1) log_1.fail_sends_after = -1;  // Heals on reconnecting.
+           return std::unique_ptr<pg::ReplicationChannel>(
+               std::make_unique<FakeChannel>(frames_1, log_1));
+         }}};
+  }
+  std::deque<std::string> frames_1;
+  ChannelLog log_1;
+};
+
+TEST_F(ExactlyOnceParallelSlotsTest, EachSlotCommitsItsOwnTransactionsOnItsOwnProducer) {
+  QueueTransaction(Lsn(0x2000), 2);
+  frames_1 = std::exchange(frames_, {});
+  QueueTransaction(Lsn(0x1000), 3);
+  BindSlots();
+  StopAfter(std::chrono::seconds(2));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(producers_created_, 2);
+  const TransactionLog& slot_1 = other_slots_transactions_[1];
+  EXPECT_EQ(transactions_.inits, 1);
+  EXPECT_EQ(slot_1.inits, 1);
+  EXPECT_EQ(transactions_.records, 3u);
+  EXPECT_EQ(slot_1.records, 2u);
+  EXPECT_FALSE(transactions_.commits.empty());
+  EXPECT_FALSE(slot_1.commits.empty());
+  EXPECT_EQ(LastFlush(), Lsn(0x1000));
+  ASSERT_FALSE(log_1.status_updates.empty());
+  EXPECT_EQ(FlushOf(log_1.status_updates.back()), Lsn(0x2000));
+}
+
+TEST_F(ExactlyOnceParallelSlotsTest, OneSlotsRestartAbortsOnlyItsOwnTransaction) {
+  // Slot 1: a transaction whose Commit never comes before its connection fails.
+  frames_.push_back(XLogFrame(Lsn(0x1f00), Lsn(0x2000),
+                              outboxd::testing::EncodeBegin(Lsn(0x2000), kCommitTime, Xid{701})));
+  frames_.push_back(XLogFrame(Lsn(0x1f10), Lsn(0x2000), RelationMessage()));
+  frames_.push_back(XLogFrame(Lsn(0x1f20), Lsn(0x2000), InsertMessage("o-2")));
+  frames_1 = std::exchange(frames_, {});
+  log_1.fail_sends_after = 1;
+  QueueTransaction(Lsn(0x1000), 3);
+  BindSlots();
+  StopAfter(std::chrono::seconds(3));  // Past slot 1's 0.5 s backoff.
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(producers_created_, 2);  // Neither producer was rebuilt.
+  EXPECT_EQ(log_1.opened, 2);
+  EXPECT_EQ(other_slots_transactions_[1].aborts, 1);
+  EXPECT_EQ(transactions_.aborts, 0);
+  EXPECT_EQ(transactions_.records, 3u);
+  EXPECT_EQ(LastFlush(), Lsn(0x1000));
 }
 
 TEST_F(ExactlyOnceRunTest, NothingIsConfirmedWhileTheCommitFails) {
