@@ -25,68 +25,23 @@
 #include <vector>
 
 #include "outbox/converter.h"
+#include "outbox/json_expand_model.h"
 
 namespace outboxd::outbox {
 namespace {
 
-constexpr int32_t kNone = -1;
+using expand::Field;
+using expand::kNone;
+using expand::Node;
+using expand::NodeType;
+using expand::NumberType;
+using expand::PrimitiveType;
+using expand::Schema;
+using expand::SchemaType;
+using expand::Scratch;
+
 constexpr size_t kMaxNumberLength = 1000;  // Jackson's StreamReadConstraints.maxNumberLength.
 constexpr int kMaxDepth = 1000;            // Jackson's StreamReadConstraints.maxNestingDepth.
-
-enum class NodeType { kObject, kArray, kString, kNumber, kBool, kNull };
-// The Java object Jackson's number node becomes (IntNode, LongNode, BigIntegerNode, DoubleNode).
-enum class NumberType { kInt, kLong, kBig, kDouble };
-
-struct Node {
-  NodeType type = NodeType::kNull;
-  NumberType number = NumberType::kInt;
-  bool truth = false;
-  int64_t integer = 0;
-  double real = 0;
-  uint32_t text_offset = 0;  // Decoded string value, in Scratch::strings.
-  uint32_t text_length = 0;
-  uint32_t key_offset = 0;  // Member name when a child of an object, in Scratch::strings.
-  uint32_t key_length = 0;
-  int32_t first_child = kNone;
-  int32_t last_child = kNone;
-  int32_t next = kNone;
-};
-
-enum class SchemaType { kString, kBoolean, kInt32, kInt64, kFloat64, kArray, kStruct };
-
-struct Schema {
-  SchemaType type = SchemaType::kString;
-  bool has_name = false;
-  uint32_t name_offset = 0;  // In Scratch::names.
-  uint32_t name_length = 0;
-  int32_t items = kNone;        // kArray.
-  int32_t first_field = kNone;  // kStruct: into Scratch::fields.
-};
-
-struct Field {
-  uint32_t name_offset = 0;  // In Scratch::strings (a document key).
-  uint32_t name_length = 0;
-  int32_t schema = kNone;
-  int32_t next = kNone;
-};
-
-// Per-thread buffers, cleared per payload; capacity is kept, so a warm thread allocates nothing.
-struct Scratch {
-  std::vector<Node> nodes;
-  std::string strings;
-  std::vector<Schema> schemas;
-  std::vector<Field> fields;
-  std::string names;
-  std::string schema_json;
-  std::string value_json;
-  bool lone_surrogate = false;
-
-  std::string_view String(uint32_t offset, uint32_t length) const {
-    return std::string_view(strings).substr(offset, length);
-  }
-  std::string_view Key(const Node& n) const { return String(n.key_offset, n.key_length); }
-  std::string_view FieldName(const Field& f) const { return String(f.name_offset, f.name_length); }
-};
 
 void AppendUtf8(uint32_t code, std::string& out) {
   if (code < 0x80) {
@@ -396,20 +351,6 @@ class Parser {
   size_t pos_ = 0;
 };
 
-// toConnectSchema's primitive schemas, one per node type (NUMBER by width).
-SchemaType PrimitiveType(const Node& node) {
-  switch (node.number) {
-    case NumberType::kInt:
-      return SchemaType::kInt32;
-    case NumberType::kLong:
-      return SchemaType::kInt64;
-    case NumberType::kBig:
-    case NumberType::kDouble:
-      return SchemaType::kFloat64;
-  }
-  return SchemaType::kFloat64;
-}
-
 // A schema name (Java's String key of toConnectSchema) in Scratch::names; !has = null.
 struct Key {
   bool has = false;
@@ -646,8 +587,7 @@ bool WriteValue(const Scratch& s, int32_t node_index, int32_t schema_index, std:
       return true;
     case NodeType::kNumber:
       if (node.number == NumberType::kBig) {
-        reason =
-            "an integer beyond 64 bits (Debezium's task fails: a BigDecimal in a float64 field)";
+        reason = expand::kBigIntegerReason;
         return false;
       }
       if (schema.type != PrimitiveType(node)) break;
@@ -704,9 +644,7 @@ bool WriteValue(const Scratch& s, int32_t node_index, int32_t schema_index, std:
     case NodeType::kNull:
       break;
   }
-  reason =
-      "a value that does not fit the schema Debezium inferred from an earlier array member "
-      "(Debezium's task fails: Struct validation)";
+  reason = expand::kMismatchReason;
   return false;
 }
 
@@ -773,8 +711,8 @@ void AppendJavaDouble(double value, std::string& out) {
   out.append(exp_buffer, exp_end);
 }
 
-ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) {
-  ExpandedPayload result;
+InferredPayload InferJsonPayload(std::string_view text, std::string_view name) {
+  InferredPayload result;
   // parseJsonPayload: no trimming; an empty string throws (charAt(0)) and is kept too.
   if (text.empty() || (text.front() != '{' && text.front() != '[')) return result;
   Scratch& s = ThreadScratch();
@@ -801,10 +739,23 @@ ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) 
     }
     return result;
   }
+  result.outcome = ExpandOutcome::kExpanded;
+  result.model = &s;
+  result.schema = schema;
+  return result;
+}
+
+ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) {
+  const InferredPayload inferred = InferJsonPayload(text, name);
+  ExpandedPayload result;
+  result.outcome = inferred.outcome;
+  result.reason = inferred.reason;
+  if (inferred.outcome != ExpandOutcome::kExpanded) return result;
+  Scratch& s = ThreadScratch();
   s.schema_json.clear();
   s.value_json.clear();
   std::string_view reason;
-  if (!WriteValue(s, 0, schema, s.value_json, reason)) {
+  if (!WriteValue(s, 0, inferred.schema, s.value_json, reason)) {
     result.outcome = ExpandOutcome::kFails;
     result.reason = reason;
     return result;
@@ -815,8 +766,7 @@ ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) 
         "a \\u escape of an unpaired surrogate (Debezium's task fails: Jackson cannot write it)";
     return result;
   }
-  WriteSchema(s, schema, std::nullopt, s.schema_json);
-  result.outcome = ExpandOutcome::kExpanded;
+  WriteSchema(s, inferred.schema, std::nullopt, s.schema_json);
   result.schema_json = s.schema_json;
   result.value_json = s.value_json;
   return result;
