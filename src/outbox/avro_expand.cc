@@ -87,12 +87,28 @@ std::string_view PrimitiveName(SchemaType type) {
   return "";
 }
 
-// One record converted so far: its Connect schema and Avro name.
+// One record converted so far: its Connect schema and Avro name (views of Scratch::names or
+// constants, so warm rows allocate nothing).
 struct Record {
   int32_t schema = kNone;
-  std::string name;
-  std::string space;  // Empty: none.
+  std::string_view name;
+  std::string_view space;  // Empty: none.
+  std::string_view full;   // A named struct's Connect name: space.name.
+  int default_index = 0;   // ConnectDefault's number (written from 2 on); 0 for a named struct.
 };
+
+// Appends `record`'s name, qualified by its namespace when `qualified`, as a JSON string.
+void AppendRecordName(const Record& record, bool qualified, std::string& out) {
+  if (record.default_index == 0) {
+    AppendJsonString(qualified && !record.space.empty() ? record.full : record.name, out);
+    return;
+  }
+  out.push_back('"');
+  if (qualified) out.append(record.space).push_back('.');
+  out.append(record.name);
+  if (record.default_index > 1) fmt::format_to(std::back_inserter(out), "{}", record.default_index);
+  out.push_back('"');
+}
 
 class SchemaWriter {
  public:
@@ -142,44 +158,8 @@ class SchemaWriter {
     return nullptr;
   }
 
-  void AppendName(std::string_view key, std::string_view value) {
-    out_.append(",\"").append(key).append("\":");
-    AppendJsonString(value, out_);
-  }
-
-  absl::Status RecordSchema(int32_t index) {
-    absl::Status status;
-    if (const Record* earlier = Earlier(index, status)) {  // Schema.writeNameRef.
-      const bool short_name = earlier->space.empty() || earlier->space == space_;
-      AppendJsonString(short_name ? earlier->name : earlier->space + "." + earlier->name, out_);
-      return absl::OkStatus();
-    }
-    if (!status.ok()) return status;
-    const Schema& schema = s_.schemas[static_cast<size_t>(index)];
-    Record record{index, {}, {}};
-    if (schema.has_name) {
-      const std::string_view full = s_.SchemaName(schema);
-      const size_t dot = full.rfind('.');
-      record.name = full.substr(dot == std::string_view::npos ? 0 : dot + 1);
-      if (dot != std::string_view::npos) record.space = full.substr(0, dot);
-      if (!IsAvroName(record.name)) {
-        return absl::InvalidArgumentError(fmt::format(
-            "the JSON object \"{}\" has a name that is not an Avro name (Debezium's "
-            "AvroConverter fails: Avro names are letters, digits and _, not starting with a digit)",
-            full));
-      }
-    } else {
-      record.name =
-          defaults_ == 0 ? "ConnectDefault" : fmt::format("ConnectDefault{}", defaults_ + 1);
-      ++defaults_;
-      record.space = kConnectNamespace;
-    }
-    records_.push_back(record);
-    out_.append(R"({"type":"record")");
-    AppendName("name", record.name);
-    if (record.space != space_) AppendName("namespace", record.space);
-    const std::string saved = space_;
-    space_ = record.space;
+  // "fields":[...], each optional with a null default.
+  absl::Status Fields(const Schema& schema) {
     out_.append(R"(,"fields":[)");
     for (int32_t f = schema.first_field; f != kNone; f = s_.fields[static_cast<size_t>(f)].next) {
       const Field& field = s_.fields[static_cast<size_t>(f)];
@@ -197,7 +177,49 @@ class SchemaWriter {
       out_.append(R"(,"default":null})");
     }
     out_.push_back(']');
-    if (schema.has_name) AppendName("connect.name", s_.SchemaName(schema));
+    return absl::OkStatus();
+  }
+
+  absl::Status RecordSchema(int32_t index) {
+    absl::Status status;
+    if (const Record* earlier = Earlier(index, status)) {  // Schema.writeNameRef.
+      AppendRecordName(*earlier, !earlier->space.empty() && earlier->space != space_, out_);
+      return absl::OkStatus();
+    }
+    if (!status.ok()) return status;
+    const Schema& schema = s_.schemas[static_cast<size_t>(index)];
+    Record record;
+    record.schema = index;
+    if (schema.has_name) {
+      record.full = s_.SchemaName(schema);
+      const size_t dot = record.full.rfind('.');
+      record.name = record.full.substr(dot == std::string_view::npos ? 0 : dot + 1);
+      if (dot != std::string_view::npos) record.space = record.full.substr(0, dot);
+      if (!IsAvroName(record.name)) {
+        return absl::InvalidArgumentError(fmt::format(
+            "the JSON object \"{}\" has a name that is not an Avro name (Debezium's "
+            "AvroConverter fails: Avro names are letters, digits and _, not starting with a digit)",
+            record.full));
+      }
+    } else {
+      record.name = "ConnectDefault";
+      record.space = kConnectNamespace;
+      record.default_index = ++defaults_;
+    }
+    records_.push_back(record);
+    out_.append(R"({"type":"record","name":)");
+    AppendRecordName(record, /*qualified=*/false, out_);
+    if (record.space != space_) {
+      out_.append(R"(,"namespace":)");
+      AppendJsonString(record.space, out_);
+    }
+    const std::string_view saved = space_;
+    space_ = record.space;
+    if (auto st = Fields(schema); !st.ok()) return st;
+    if (schema.has_name) {
+      out_.append(R"(,"connect.name":)");
+      AppendJsonString(record.full, out_);
+    }
     out_.push_back('}');
     space_ = saved;
     return absl::OkStatus();
@@ -206,8 +228,8 @@ class SchemaWriter {
   const Scratch& s_;
   std::vector<Record>& records_;
   std::string& out_;
-  std::string space_;  // The enclosing record's namespace (Names.space); empty: none.
-  int defaults_ = 0;   // Unnamed structs converted so far (getNameOrDefault's index).
+  std::string_view space_;  // The enclosing record's namespace (Names.space); empty: none.
+  int defaults_ = 0;        // Unnamed structs converted so far (getNameOrDefault's index).
 };
 
 void AppendVarint(int64_t value, std::string& out) {
