@@ -296,8 +296,10 @@ TEST(DebeziumImportTest, BinaryDataConverterDelegatingToAvro) {
   std::string missing = json;
   missing.replace(missing.find("value.converter.delegate.converter.type.schema.registry.url"), 59,
                   "value.converter.schema.registry.url");
-  EXPECT_THAT(ErrorOf(missing),
-              HasSubstr("value.converter.delegate.converter.type.schema.registry.url is missing"));
+  EXPECT_THAT(
+      ErrorOf(missing),
+      HasSubstr(
+          R"(option "value.converter.delegate.converter.type.schema.registry.url" is missing)"));
   // Its AvroData options are checked there too.
   std::string meta = json;
   meta.replace(meta.find(R"("transforms.outbox.table.expand.json.payload")"), 0,
