@@ -1,6 +1,7 @@
 // The expanded payload as Confluent's AvroConverter writes it:
-// - AvroData.fromConnectSchema: every inferred schema is optional, so each becomes
-//   ["null", T] and each record field gets "default": null; a struct is a record named by its
+// - AvroData.fromConnectSchema: every inferred schema is optional (but the merged struct of
+//   objects of different shapes, an array's items), so each becomes ["null", T] and each
+//   record field gets "default": null; a struct is a record named by its
 //   Connect name split at the last '.' (namespace, name) with a "connect.name" property, an
 //   unnamed struct (array members inside arrays) "ConnectDefault", "ConnectDefault2", ... in
 //   namespace io.confluent.connect.avro; int32/int64/float64 are int/long/double. A struct
@@ -30,6 +31,7 @@ using expand::kNone;
 using expand::Node;
 using expand::NodeType;
 using expand::NumberType;
+using expand::SameSchema;
 using expand::Schema;
 using expand::SchemaType;
 using expand::Scratch;
@@ -45,27 +47,6 @@ bool IsAvroName(std::string_view name) {
     if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
   }
   return true;
-}
-
-// ConnectSchema.equals over what inference sets: type, name, fields, items.
-bool SameSchema(const Scratch& s, int32_t a, int32_t b) {
-  const Schema& x = s.schemas[static_cast<size_t>(a)];
-  const Schema& y = s.schemas[static_cast<size_t>(b)];
-  if (x.type != y.type || x.has_name != y.has_name) return false;
-  if (x.has_name && s.SchemaName(x) != s.SchemaName(y)) return false;
-  if (x.type == SchemaType::kArray) return SameSchema(s, x.items, y.items);
-  if (x.type != SchemaType::kStruct) return true;
-  int32_t f = x.first_field;
-  int32_t g = y.first_field;
-  for (; f != kNone && g != kNone;
-       f = s.fields[static_cast<size_t>(f)].next, g = s.fields[static_cast<size_t>(g)].next) {
-    const Field& left = s.fields[static_cast<size_t>(f)];
-    const Field& right = s.fields[static_cast<size_t>(g)];
-    if (s.FieldName(left) != s.FieldName(right) || !SameSchema(s, left.schema, right.schema)) {
-      return false;
-    }
-  }
-  return f == kNone && g == kNone;
 }
 
 std::string_view PrimitiveName(SchemaType type) {
@@ -117,8 +98,9 @@ class SchemaWriter {
     records_.clear();
   }
 
-  // An optional schema: ["null", T].
+  // An optional schema: ["null", T]; a required one (a merged struct): T.
   absl::Status Optional(int32_t index) {
+    if (!s_.schemas[static_cast<size_t>(index)].optional) return Base(index);
     out_.append(R"(["null",)");
     if (auto status = Base(index); !status.ok()) return status;
     out_.push_back(']');
@@ -146,14 +128,18 @@ class SchemaWriter {
     for (const Record& r : records_) {
       const Schema& other = s_.schemas[static_cast<size_t>(r.schema)];
       if (schema.has_name && other.has_name && s_.SchemaName(schema) == s_.SchemaName(other)) {
-        if (SameSchema(s_, index, r.schema)) return &r;
+        // AvroData converts the non-optional copy: the struct's own optional does not count.
+        if (SameSchema(s_, index, r.schema, /*any_optional=*/true)) return &r;
         status = absl::InvalidArgumentError(
             fmt::format("two JSON objects whose inferred structs are both named \"{}\" but differ "
                         "(AvroData converts the second in the first one's record)",
                         s_.SchemaName(schema)));
         return nullptr;
       }
-      if (!schema.has_name && !other.has_name && SameSchema(s_, index, r.schema)) return &r;
+      if (!schema.has_name && !other.has_name &&
+          SameSchema(s_, index, r.schema, /*any_optional=*/true)) {
+        return &r;
+      }
     }
     return nullptr;
   }
@@ -272,9 +258,19 @@ class ValueWriter {
  public:
   ValueWriter(const Scratch& s, std::string& out) : s_(s), out_(out) {}
 
-  // A value of an optional schema: branch 0 for null or absent (kNone), else 1 and the value.
+  // A value of an optional schema: branch 0 for null or absent (kNone), else 1 and the value;
+  // of a required one (a merged struct, only ever an array's items): the value, never null.
   bool Optional(int32_t node_index, int32_t schema_index, std::string_view& reason) {
-    if (node_index == kNone || s_.nodes[static_cast<size_t>(node_index)].type == NodeType::kNull) {
+    const bool null =
+        node_index == kNone || s_.nodes[static_cast<size_t>(node_index)].type == NodeType::kNull;
+    if (!s_.schemas[static_cast<size_t>(schema_index)].optional) {
+      if (null) {
+        reason = expand::kNullMemberReason;
+        return false;
+      }
+      return Value(node_index, schema_index, reason);
+    }
+    if (null) {
       out_.push_back(0);
       return true;
     }

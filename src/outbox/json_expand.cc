@@ -28,6 +28,28 @@
 #include "outbox/json_expand_model.h"
 
 namespace outboxd::outbox {
+
+bool expand::SameSchema(const Scratch& s, int32_t a, int32_t b, bool any_optional) {
+  const Schema& x = s.schemas[static_cast<size_t>(a)];
+  const Schema& y = s.schemas[static_cast<size_t>(b)];
+  if (x.type != y.type || x.has_name != y.has_name) return false;
+  if (!any_optional && x.optional != y.optional) return false;
+  if (x.has_name && s.SchemaName(x) != s.SchemaName(y)) return false;
+  if (x.type == SchemaType::kArray) return SameSchema(s, x.items, y.items);
+  if (x.type != SchemaType::kStruct) return true;
+  int32_t f = x.first_field;
+  int32_t g = y.first_field;
+  for (; f != kNone && g != kNone;
+       f = s.fields[static_cast<size_t>(f)].next, g = s.fields[static_cast<size_t>(g)].next) {
+    const Field& left = s.fields[static_cast<size_t>(f)];
+    const Field& right = s.fields[static_cast<size_t>(g)];
+    if (s.FieldName(left) != s.FieldName(right) || !SameSchema(s, left.schema, right.schema)) {
+      return false;
+    }
+  }
+  return f == kNone && g == kNone;
+}
+
 namespace {
 
 using expand::Field;
@@ -479,13 +501,20 @@ class Inferrer {
       // Every object member's struct, merged: fields of the first, then new ones of the
       // next. Debezium merges the distinct structs in HashSet order, which depends on
       // identity hash codes (Schema.Type is an enum): with one shape the result is the same;
-      // with several, Debezium's field order changes from one JVM run to the next.
+      // with several, Debezium's field order changes from one JVM run to the next. Its merge
+      // (SchemaUtil.copySchemaBasics) drops "optional": with several shapes the items struct
+      // is required, and a null member fails the task.
+      int32_t first = kNone;
+      bool several = false;
       for (int32_t c = array.first_child; c != kNone; c = s_.nodes[static_cast<size_t>(c)].next) {
         if (s_.nodes[static_cast<size_t>(c)].type != NodeType::kObject) continue;
         int32_t element = kNone;
         if (!Infer(key, c, element)) return false;
+        if (first == kNone) first = element;
+        several = several || !expand::SameSchema(s_, first, element);
         items = items == kNone ? element : Merge(items, element);
       }
+      At(items).optional = !several;
     } else {
       if (sample == kNone) return false;  // Only nulls: "unrecognized member schema".
       if (!Infer(Key{}, sample, items)) return false;
@@ -554,7 +583,7 @@ void WriteSchema(const Scratch& s, int32_t index, std::optional<std::string_view
     }
     out.push_back(']');
   }
-  out.append(R"(,"optional":true)");
+  out.append(schema.optional ? R"(,"optional":true)" : R"(,"optional":false)");
   if (schema.has_name) {
     out.append(R"(,"name":)");
     AppendJsonString(std::string_view(s.names).substr(schema.name_offset, schema.name_length), out);
@@ -571,11 +600,15 @@ void WriteSchema(const Scratch& s, int32_t index, std::optional<std::string_view
 bool WriteValue(const Scratch& s, int32_t node_index, int32_t schema_index, std::string& out,
                 std::string_view& reason) {
   const Node& node = s.nodes[static_cast<size_t>(node_index)];
+  const Schema& schema = s.schemas[static_cast<size_t>(schema_index)];
   if (node.type == NodeType::kNull) {
+    if (!schema.optional) {
+      reason = expand::kNullMemberReason;
+      return false;
+    }
     out.append("null");
     return true;
   }
-  const Schema& schema = s.schemas[static_cast<size_t>(schema_index)];
   switch (node.type) {
     case NodeType::kString:
       if (schema.type != SchemaType::kString) break;

@@ -36,6 +36,7 @@ enum class SchemaType { kString, kBoolean, kInt32, kInt64, kFloat64, kArray, kSt
 
 struct Schema {
   SchemaType type = SchemaType::kString;
+  bool optional = true;  // Every inferred schema but the merged struct of differing objects.
   bool has_name = false;
   uint32_t name_offset = 0;  // In Scratch::names.
   uint32_t name_length = 0;
@@ -80,6 +81,10 @@ inline constexpr std::string_view kMismatchReason =
     "a value that does not fit the schema Debezium inferred from an earlier array member "
     "(Debezium's task fails: Struct validation)";
 
+inline constexpr std::string_view kNullMemberReason =
+    "a null member of an array of objects of different shapes (Debezium's task fails: its "
+    "merged struct is not optional)";
+
 // toConnectSchema's primitive schemas, one per node type (NUMBER by width).
 inline SchemaType PrimitiveType(const Node& node) {
   switch (node.number) {
@@ -93,5 +98,9 @@ inline SchemaType PrimitiveType(const Node& node) {
   }
   return SchemaType::kFloat64;
 }
+
+// ConnectSchema.equals over what inference sets: type, optional, name, fields, items; with
+// `any_optional`, the two schemas' own "optional" is not compared (their fields' still is).
+bool SameSchema(const Scratch& s, int32_t a, int32_t b, bool any_optional = false);
 
 }  // namespace outboxd::outbox::expand

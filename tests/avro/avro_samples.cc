@@ -27,10 +27,15 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
+// `payload`: the text an expanded sample was inferred from (tests/avro/AvroDataPeer.java reads it).
 void PrintLine(std::string_view name, std::string_view schema, int32_t id, std::string_view framed,
-               std::string_view expected) {
+               std::string_view expected, std::optional<std::string_view> payload = std::nullopt) {
   std::string line = R"({"name":)";
   AppendJsonString(name, line);
+  if (payload) {
+    line.append(R"(,"payload":)");
+    AppendJsonString(*payload, line);
+  }
   line.append(R"(,"schema":)").append(schema);
   line.append(R"(,"id":)").append(std::to_string(id));
   line.append(R"(,"framed":")").append(Hex(framed));
@@ -82,7 +87,7 @@ void Expanded(std::string_view name, std::string_view payload, std::string_view 
     Must(AppendExpandedAvroSchema(inferred, schema));
     Must(AppendExpandedAvroValue(inferred, framed));
   }
-  PrintLine(name, schema, 9, framed, expected);
+  PrintLine(name, schema, 9, framed, expected, payload);
 }
 
 void ExpandedSamples() {
@@ -98,8 +103,10 @@ void ExpandedSamples() {
   Expanded("expanded arrays of primitives", R"({"a":[null,1,2],"s":["x"],"n":[[1],[2,3]]})",
            R"({"a":[null,1,2],"s":["x"],"n":[[1],[2,3]]})");
   Expanded("expanded arrays of structs",
-           R"({"items":[{"id":1,"tags":[]},{"id":2,"name":"b","tags":["t"]},null]})",
-           R"({"items":[{"id":1,"tags":[],"name":null},{"id":2,"tags":["t"],"name":"b"},null]})");
+           R"({"items":[{"id":1,"tags":[]},{"id":2,"name":"b","tags":["t"]}]})",
+           R"({"items":[{"id":1,"tags":[],"name":null},{"id":2,"tags":["t"],"name":"b"}]})");
+  Expanded("expanded arrays of one struct shape", R"({"items":[{"id":1},null,{"id":2}]})",
+           R"({"items":[{"id":1},null,{"id":2}]})");
   Expanded("expanded unnamed structs",
            R"({"m":[[{"k":{"v":1}}]],"o":[[{"x":"y"}]],"p":[[{"k":{"v":2}}]]})",
            R"({"m":[[{"k":{"v":1}}]],"o":[[{"x":"y"}]],"p":[[{"k":{"v":2}}]]})");

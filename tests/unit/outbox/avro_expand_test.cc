@@ -79,9 +79,17 @@ TEST(AvroExpandTest, ArraysOfObjectsHoldTheMergedRecord) {
   const std::string items = R"({"type":"record","name":"items","namespace":"payload","fields":[)" +
                             F("id", R"("int")") + "," + F("name", R"("string")") +
                             R"(],"connect.name":"payload.items"})";
-  EXPECT_EQ(Schema(R"({"items": [{"id": 1, "tags": null}, {"id": 2, "name": "b"}, null]})"),
+  // Two shapes: the merged struct is required, so its record is the items without a union.
+  EXPECT_EQ(Schema(R"({"items": [{"id": 1, "tags": null}, {"id": 2, "name": "b"}]})"),
             R"(["null",{"type":"record","name":"payload","fields":[)" +
-                F("items", R"({"type":"array","items":["null",)" + items + "]}") +
+                F("items", R"({"type":"array","items":)" + items + "}") +
+                R"(],"connect.name":"payload"}])");
+  // One shape: optional, ["null", record].
+  const std::string one = R"({"type":"record","name":"items","namespace":"payload","fields":[)" +
+                          F("id", R"("int")") + R"(],"connect.name":"payload.items"})";
+  EXPECT_EQ(Schema(R"({"items": [{"id": 1}, null, {"id": 2}]})"),
+            R"(["null",{"type":"record","name":"payload","fields":[)" +
+                F("items", R"({"type":"array","items":["null",)" + one + "]}") +
                 R"(],"connect.name":"payload"}])");
 }
 
@@ -125,9 +133,10 @@ TEST(AvroExpandTest, ValuesAreAvroBinaryWithUnionBranches) {
   EXPECT_EQ(Value(R"({"i": -1, "s": "x", "n": null})"), std::string("\x02\x02\x01\x02\x02x", 6));
   // An array of two ints, then the end block; a null member is its union's branch 0.
   EXPECT_EQ(Value(R"({"a": [1, null]})"), std::string("\x02\x02\x04\x02\x02\x00\x00", 7));
-  // A merged field the member lacks is null; an empty array in an array-typed field is 0.
+  // Two shapes: the required merged struct has no branch index; a merged field the member
+  // lacks is null; an empty array in an array-typed field is 0.
   EXPECT_EQ(Value(R"({"o": [{"t": []}, {"t": ["x"], "u": true}]})"),
-            std::string("\x02\x02\x04\x02\x02\x00\x00\x02\x02\x02\x02\x02x\x00\x02\x01\x00", 17));
+            std::string("\x02\x02\x04\x02\x00\x00\x02\x02\x02\x02x\x00\x02\x01\x00", 15));
   // 1.5 as a little-endian double.
   EXPECT_EQ(Value(R"({"d": 1.5})"), std::string("\x02\x02\x00\x00\x00\x00\x00\x00\xf8\x3f", 10));
   // Java's encoder writes an unpaired surrogate as '?'.
@@ -140,6 +149,7 @@ TEST(AvroExpandTest, ValuesThatDoNotFitFailAsInTheJsonPath) {
   EXPECT_NE(Value(R"({"a": 12345678901234567890})").find("beyond 64 bits"), std::string::npos);
   EXPECT_NE(Value(R"({"a": [{"x": 1}, {"x": "s"}]})").find("does not fit"), std::string::npos);
   EXPECT_NE(Value(R"({"a": [[1], ["s"]]})").find("does not fit"), std::string::npos);
+  EXPECT_NE(Value(R"({"a": [{"x": 1}, {"y": 1}, null]})").find("null member"), std::string::npos);
 }
 
 TEST(AvroExpandTest, TopLevelEmptyArrayIsAnAnythingRecord) {
