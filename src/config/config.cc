@@ -18,6 +18,10 @@ Converter NonBytesValueConverter(const OutboxConfig& cfg) {
   return cfg.value_converter == Converter::kBytes ? cfg.value_converter_delegate
                                                   : cfg.value_converter;
 }
+bool UsesAvro(const OutboxConfig& cfg) {
+  return cfg.key_converter == Converter::kAvro || NonBytesValueConverter(cfg) == Converter::kAvro;
+}
+
 std::string SlotName(const PostgresConfig& pg, int index) {
   if (pg.parallel_slots <= 1) return pg.slot;
   return fmt::format("{}_{}", pg.slot, index);

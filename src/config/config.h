@@ -117,6 +117,9 @@ struct OutboxConfig;
 // The converter that writes a value that is not bytes: value_converter, or its delegate under
 // kBytes (kBytes again when there is none).
 Converter NonBytesValueConverter(const OutboxConfig& cfg);
+// True when a key or value converter (or the value's delegate) is "avro": the schema registry
+// is needed.
+bool UsesAvro(const OutboxConfig& cfg);
 
 // Defaults are those of Debezium's Outbox Event Router, except where noted.
 struct OutboxConfig {

@@ -67,13 +67,17 @@ absl::Status TranslatePostgres(ConnectorOptions& options, TomlSection& out, std:
 absl::Status TranslateOutbox(ConnectorOptions& options, TomlSection& out,
                              std::vector<std::string>& warnings);
 
-// True when [outbox] `out` got `side`_converter = "avro".
+// True when [outbox] `out` got `side`_converter = "avro", or "avro" as the delegate of "bytes".
 bool UsesAvroConverter(const TomlSection& out, std::string_view side);
+// Where `side`.converter's AvroConverter options are: "<side>.converter.", or under
+// BinaryDataConverter "<side>.converter.delegate.converter.type.".
+std::string AvroOptionPrefix(ConnectorOptions& options, std::string_view side);
 // Fill [schema_registry] `out` from the avro converters of [outbox] `outbox` (none: nothing);
 // with both avro, their registry options must agree (outboxd has one registry).
 absl::Status TranslateRegistries(ConnectorOptions& options, const TomlSection& outbox,
                                  TomlSection& out, std::string& password);
-// Fill [schema_registry] from `side`.converter's AvroConverter options ("key" or "value");
+// Fill [schema_registry] from `side`.converter's AvroConverter options ("key" or "value"), or
+// those of its BinaryDataConverter's delegate;
 // `password` receives basic.auth.user.info's password (kept out of the TOML).
 absl::Status TranslateSchemaRegistry(ConnectorOptions& options, std::string_view side,
                                      TomlSection& out, std::string& password);

@@ -267,10 +267,19 @@ absl::Status Unsupported(ConnectorOptions& options) {
 
 bool UsesAvroConverter(const TomlSection& out, std::string_view side) {
   const std::string line = fmt::format("{}_converter = \"avro\"", side);
+  const std::string delegate = fmt::format("{}_converter_delegate = \"avro\"", side);
   for (const std::string& l : out.lines) {
-    if (l.starts_with(line)) return true;
+    if (l.starts_with(line) || l.starts_with(delegate)) return true;
   }
   return false;
+}
+
+std::string AvroOptionPrefix(ConnectorOptions& options, std::string_view side) {
+  const std::string name = fmt::format("{}.converter", side);
+  const std::string* type = options.Find(name);
+  // BinaryDataConverter configures its delegate with the options under its type's name.
+  if (type != nullptr && *type == kBinaryDataConverter) return name + ".delegate.converter.type.";
+  return name + ".";
 }
 
 absl::Status TranslateOutbox(ConnectorOptions& options, TomlSection& out,

@@ -1,5 +1,6 @@
 // The Debezium import's [schema_registry] section: Confluent's AvroConverter options
-// (AbstractKafkaSchemaSerDeConfig and AvroDataConfig) under key.converter / value.converter.
+// (AbstractKafkaSchemaSerDeConfig and AvroDataConfig) under key.converter / value.converter, or
+// under their BinaryDataConverter's delegate.converter.type.
 
 #include <string>
 #include <vector>
@@ -79,7 +80,7 @@ std::vector<std::string> Values(const TomlSection& section) {
 
 absl::Status TranslateSchemaRegistry(ConnectorOptions& options, std::string_view side,
                                      TomlSection& out, std::string& password) {
-  const std::string prefix = fmt::format("{}.converter.", side);
+  const std::string prefix = AvroOptionPrefix(options, side);
   const std::string url_name = prefix + "schema.registry.url";
   const std::string* url = options.Find(url_name);
   if (url == nullptr) {
@@ -135,7 +136,7 @@ absl::Status TranslateRegistries(ConnectorOptions& options, const TomlSection& o
     return s;
   }
   if (Values(key_section) != Values(out) || key_password != password) {
-    return options.Error("key.converter.schema.registry.url",
+    return options.Error(AvroOptionPrefix(options, "key") + "schema.registry.url",
                          "or another of key.converter's registry options differs from "
                          "value.converter's; outboxd uses one registry with one set of options",
                          "give key.converter the same registry options as value.converter");

@@ -55,25 +55,26 @@ constexpr std::array<std::pair<std::string_view, Converter>, 5> kConverters = {{
     {"bytes", Converter::kBytes},
     {"avro", Converter::kAvro},
 }};
-constexpr std::array<std::pair<std::string_view, Converter>, 4> kDelegates = {{
+constexpr std::array<std::pair<std::string_view, Converter>, 5> kDelegates = {{
     {"none", Converter::kBytes},
     {"string", Converter::kString},
     {"json", Converter::kJson},
     {"json_with_schema", Converter::kJsonWithSchema},
+    {"avro", Converter::kAvro},
 }};
 
-// expand_json_payload writes a struct, which only the JSON converters are reproduced for.
+// expand_json_payload writes a struct, which the JSON and avro converters are reproduced for.
 absl::Status CheckExpandJsonPayload(const SectionReader& reader, const OutboxConfig& out) {
   if (!out.expand_json_payload) return absl::OkStatus();
   const Converter converter = NonBytesValueConverter(out);
   if (converter == Converter::kString || converter == Converter::kBytes) {
     return reader.Error(
         "expand_json_payload",
-        "is true, but the value converter is not JSON: Debezium's expanded struct would be "
-        "written by StringConverter as Struct{...} text (or refused by ByteArrayConverter), "
-        "which outboxd does not reproduce",
-        "write value_converter = \"json\" or \"json_with_schema\" (or value_converter_delegate "
-        "under \"bytes\"), or expand_json_payload = false");
+        "is true, but the value converter is neither JSON nor avro: Debezium's expanded struct "
+        "would be written by StringConverter as Struct{...} text (or refused by "
+        "ByteArrayConverter), which outboxd does not reproduce",
+        "write value_converter = \"json\", \"json_with_schema\" or \"avro\" (or "
+        "value_converter_delegate under \"bytes\"), or expand_json_payload = false");
   }
   for (const AdditionalField& field : out.additional_placement) {
     if (field.placement != Placement::kEnvelope) continue;
@@ -87,22 +88,17 @@ absl::Status CheckExpandJsonPayload(const SectionReader& reader, const OutboxCon
   return absl::OkStatus();
 }
 
-// The avro converters write the raw format's key and value, not yet an expanded payload.
+// The avro converters (key, value or the value's delegate) write the raw format only.
 absl::Status CheckAvro(const SectionReader& reader, const OutboxConfig& out) {
-  const bool avro_key = out.key_converter == Converter::kAvro;
-  if (!avro_key && out.value_converter != Converter::kAvro) return absl::OkStatus();
-  const std::string_view key = avro_key ? "key_converter" : "value_converter";
+  if (!UsesAvro(out)) return absl::OkStatus();
+  const std::string_view key = out.key_converter == Converter::kAvro ? "key_converter"
+                               : out.value_converter == Converter::kAvro
+                                   ? "value_converter"
+                                   : "value_converter_delegate";
   if (out.format != Format::kRaw) {
     return reader.Error(
         key, "is \"avro\", which writes only format = \"raw\" (the Event Router's record)",
         "write format = \"raw\", or another converter");
-  }
-  if (out.expand_json_payload && out.value_converter == Converter::kAvro) {
-    return reader.Error(
-        "expand_json_payload",
-        "is true with value_converter = \"avro\", which outboxd does not write yet "
-        "(issue 23)",
-        "write value_converter = \"json_with_schema\", or expand_json_payload = false");
   }
   return absl::OkStatus();
 }

@@ -26,10 +26,6 @@ constexpr std::array<std::pair<std::string_view, SubjectNameStrategy>, 3> kStrat
     {"topic_record", SubjectNameStrategy::kTopicRecord},
 }};
 
-bool UsesAvro(const OutboxConfig& outbox) {
-  return outbox.key_converter == Converter::kAvro || outbox.value_converter == Converter::kAvro;
-}
-
 absl::Status ReadStrings(const SectionReader& reader, SchemaRegistryConfig& out) {
   if (auto s = reader.ReadString("url", kUrlExample, out.url); !s.ok()) return s;
   if (auto s = reader.ReadString("username", R"(username = "outboxd")", out.username); !s.ok()) {

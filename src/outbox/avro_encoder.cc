@@ -7,8 +7,10 @@
 #include "common/status.h"
 #include "fmt/format.h"
 #include "outbox/avro_datum.h"
+#include "outbox/avro_expand.h"
 #include "outbox/avro_schema.h"
 #include "outbox/encoder_parts.h"
+#include "outbox/json_expand.h"
 
 namespace outboxd::outbox::internal {
 namespace {
@@ -33,6 +35,40 @@ absl::Status WriteValue(SchemaIds& ids, std::string_view name, AvroDatum& datum,
   std::string& buffer = out.owned_headers;
   buffer.clear();
   if (auto s = datum.AppendFramed(*id, buffer); !s.ok()) return s;
+  out.owned_value.swap(buffer);
+  out.value = out.owned_value;
+  return absl::OkStatus();
+}
+
+// table.expand.json.payload: the inferred struct (or the Anything record of "[]") in the schema
+// AvroData derives for it, registered once per distinct schema text (SchemaIds caches the id).
+// The value is written before the id is asked for: a row that does not fit registers nothing.
+absl::Status WriteExpanded(SchemaIds& ids, const InferredPayload& inferred, std::string_view text,
+                           OutboxEvent& out) {
+  if (inferred.outcome == ExpandOutcome::kFails) {
+    return absl::InvalidArgumentError(std::string(inferred.reason));
+  }
+  std::string& buffer = out.owned_headers;
+  buffer.assign(kConfluentHeaderSize, '\0');
+  std::string_view schema;
+  std::string_view name;
+  if (inferred.outcome == ExpandOutcome::kNullSchema) {
+    schema = AnythingAvroSchema();
+    name = kAnythingAvroName;
+    AppendAnythingString(text, buffer);
+  } else {
+    if (auto s = AppendExpandedAvroValue(inferred, buffer); !s.ok()) return s;
+    out.scratch.clear();
+    if (auto s = AppendExpandedAvroSchema(inferred, out.scratch); !s.ok()) return s;
+    schema = out.scratch;
+    name = "union";  // AvroSchema.name() of the optional struct's union.
+  }
+  absl::StatusOr<int32_t> id = ids.IdFor(out.topic, /*is_key=*/false, name, schema);
+  if (!id.ok()) return id.status();
+  std::string header;
+  header.reserve(kConfluentHeaderSize);
+  AppendConfluentHeader(*id, header);
+  buffer.replace(0, kConfluentHeaderSize, header);
   out.owned_value.swap(buffer);
   out.value = out.owned_value;
   return absl::OkStatus();
@@ -72,6 +108,13 @@ absl::Status EncodeAvroValue(const config::OutboxConfig& cfg, SchemaIds& ids, bo
     if (!row.payload) {  // A null object: the serializer writes a null value.
       out.value.reset();
       return absl::OkStatus();
+    }
+    // Only a Java String payload is tried (bytea is not), as in the JSON converters' path.
+    if (cfg.expand_json_payload && !layout.payload_is_bytea && payload_schema.type == "string") {
+      const InferredPayload inferred = InferJsonPayload(*row.payload, cfg.payload_column);
+      if (inferred.outcome != ExpandOutcome::kUnexpanded) {
+        return WriteExpanded(ids, inferred, *row.payload, out);
+      }
     }
     if (!layout.avro_value) {
       std::string json;

@@ -25,68 +25,45 @@
 #include <vector>
 
 #include "outbox/converter.h"
+#include "outbox/json_expand_model.h"
 
 namespace outboxd::outbox {
+
+bool expand::SameSchema(const Scratch& s, int32_t a, int32_t b, bool any_optional) {
+  const Schema& x = s.schemas[static_cast<size_t>(a)];
+  const Schema& y = s.schemas[static_cast<size_t>(b)];
+  if (x.type != y.type || x.has_name != y.has_name) return false;
+  if (!any_optional && x.optional != y.optional) return false;
+  if (x.has_name && s.SchemaName(x) != s.SchemaName(y)) return false;
+  if (x.type == SchemaType::kArray) return SameSchema(s, x.items, y.items);
+  if (x.type != SchemaType::kStruct) return true;
+  int32_t f = x.first_field;
+  int32_t g = y.first_field;
+  for (; f != kNone && g != kNone;
+       f = s.fields[static_cast<size_t>(f)].next, g = s.fields[static_cast<size_t>(g)].next) {
+    const Field& left = s.fields[static_cast<size_t>(f)];
+    const Field& right = s.fields[static_cast<size_t>(g)];
+    if (s.FieldName(left) != s.FieldName(right) || !SameSchema(s, left.schema, right.schema)) {
+      return false;
+    }
+  }
+  return f == kNone && g == kNone;
+}
+
 namespace {
 
-constexpr int32_t kNone = -1;
+using expand::Field;
+using expand::kNone;
+using expand::Node;
+using expand::NodeType;
+using expand::NumberType;
+using expand::PrimitiveType;
+using expand::Schema;
+using expand::SchemaType;
+using expand::Scratch;
+
 constexpr size_t kMaxNumberLength = 1000;  // Jackson's StreamReadConstraints.maxNumberLength.
 constexpr int kMaxDepth = 1000;            // Jackson's StreamReadConstraints.maxNestingDepth.
-
-enum class NodeType { kObject, kArray, kString, kNumber, kBool, kNull };
-// The Java object Jackson's number node becomes (IntNode, LongNode, BigIntegerNode, DoubleNode).
-enum class NumberType { kInt, kLong, kBig, kDouble };
-
-struct Node {
-  NodeType type = NodeType::kNull;
-  NumberType number = NumberType::kInt;
-  bool truth = false;
-  int64_t integer = 0;
-  double real = 0;
-  uint32_t text_offset = 0;  // Decoded string value, in Scratch::strings.
-  uint32_t text_length = 0;
-  uint32_t key_offset = 0;  // Member name when a child of an object, in Scratch::strings.
-  uint32_t key_length = 0;
-  int32_t first_child = kNone;
-  int32_t last_child = kNone;
-  int32_t next = kNone;
-};
-
-enum class SchemaType { kString, kBoolean, kInt32, kInt64, kFloat64, kArray, kStruct };
-
-struct Schema {
-  SchemaType type = SchemaType::kString;
-  bool has_name = false;
-  uint32_t name_offset = 0;  // In Scratch::names.
-  uint32_t name_length = 0;
-  int32_t items = kNone;        // kArray.
-  int32_t first_field = kNone;  // kStruct: into Scratch::fields.
-};
-
-struct Field {
-  uint32_t name_offset = 0;  // In Scratch::strings (a document key).
-  uint32_t name_length = 0;
-  int32_t schema = kNone;
-  int32_t next = kNone;
-};
-
-// Per-thread buffers, cleared per payload; capacity is kept, so a warm thread allocates nothing.
-struct Scratch {
-  std::vector<Node> nodes;
-  std::string strings;
-  std::vector<Schema> schemas;
-  std::vector<Field> fields;
-  std::string names;
-  std::string schema_json;
-  std::string value_json;
-  bool lone_surrogate = false;
-
-  std::string_view String(uint32_t offset, uint32_t length) const {
-    return std::string_view(strings).substr(offset, length);
-  }
-  std::string_view Key(const Node& n) const { return String(n.key_offset, n.key_length); }
-  std::string_view FieldName(const Field& f) const { return String(f.name_offset, f.name_length); }
-};
 
 void AppendUtf8(uint32_t code, std::string& out) {
   if (code < 0x80) {
@@ -396,20 +373,6 @@ class Parser {
   size_t pos_ = 0;
 };
 
-// toConnectSchema's primitive schemas, one per node type (NUMBER by width).
-SchemaType PrimitiveType(const Node& node) {
-  switch (node.number) {
-    case NumberType::kInt:
-      return SchemaType::kInt32;
-    case NumberType::kLong:
-      return SchemaType::kInt64;
-    case NumberType::kBig:
-    case NumberType::kDouble:
-      return SchemaType::kFloat64;
-  }
-  return SchemaType::kFloat64;
-}
-
 // A schema name (Java's String key of toConnectSchema) in Scratch::names; !has = null.
 struct Key {
   bool has = false;
@@ -538,13 +501,20 @@ class Inferrer {
       // Every object member's struct, merged: fields of the first, then new ones of the
       // next. Debezium merges the distinct structs in HashSet order, which depends on
       // identity hash codes (Schema.Type is an enum): with one shape the result is the same;
-      // with several, Debezium's field order changes from one JVM run to the next.
+      // with several, Debezium's field order changes from one JVM run to the next. Its merge
+      // (SchemaUtil.copySchemaBasics) drops "optional": with several shapes the items struct
+      // is required, and a null member fails the task.
+      int32_t first = kNone;
+      bool several = false;
       for (int32_t c = array.first_child; c != kNone; c = s_.nodes[static_cast<size_t>(c)].next) {
         if (s_.nodes[static_cast<size_t>(c)].type != NodeType::kObject) continue;
         int32_t element = kNone;
         if (!Infer(key, c, element)) return false;
+        if (first == kNone) first = element;
+        several = several || !expand::SameSchema(s_, first, element);
         items = items == kNone ? element : Merge(items, element);
       }
+      At(items).optional = !several;
     } else {
       if (sample == kNone) return false;  // Only nulls: "unrecognized member schema".
       if (!Infer(Key{}, sample, items)) return false;
@@ -613,7 +583,7 @@ void WriteSchema(const Scratch& s, int32_t index, std::optional<std::string_view
     }
     out.push_back(']');
   }
-  out.append(R"(,"optional":true)");
+  out.append(schema.optional ? R"(,"optional":true)" : R"(,"optional":false)");
   if (schema.has_name) {
     out.append(R"(,"name":)");
     AppendJsonString(std::string_view(s.names).substr(schema.name_offset, schema.name_length), out);
@@ -630,11 +600,15 @@ void WriteSchema(const Scratch& s, int32_t index, std::optional<std::string_view
 bool WriteValue(const Scratch& s, int32_t node_index, int32_t schema_index, std::string& out,
                 std::string_view& reason) {
   const Node& node = s.nodes[static_cast<size_t>(node_index)];
+  const Schema& schema = s.schemas[static_cast<size_t>(schema_index)];
   if (node.type == NodeType::kNull) {
+    if (!schema.optional) {
+      reason = expand::kNullMemberReason;
+      return false;
+    }
     out.append("null");
     return true;
   }
-  const Schema& schema = s.schemas[static_cast<size_t>(schema_index)];
   switch (node.type) {
     case NodeType::kString:
       if (schema.type != SchemaType::kString) break;
@@ -646,8 +620,7 @@ bool WriteValue(const Scratch& s, int32_t node_index, int32_t schema_index, std:
       return true;
     case NodeType::kNumber:
       if (node.number == NumberType::kBig) {
-        reason =
-            "an integer beyond 64 bits (Debezium's task fails: a BigDecimal in a float64 field)";
+        reason = expand::kBigIntegerReason;
         return false;
       }
       if (schema.type != PrimitiveType(node)) break;
@@ -704,9 +677,7 @@ bool WriteValue(const Scratch& s, int32_t node_index, int32_t schema_index, std:
     case NodeType::kNull:
       break;
   }
-  reason =
-      "a value that does not fit the schema Debezium inferred from an earlier array member "
-      "(Debezium's task fails: Struct validation)";
+  reason = expand::kMismatchReason;
   return false;
 }
 
@@ -773,8 +744,8 @@ void AppendJavaDouble(double value, std::string& out) {
   out.append(exp_buffer, exp_end);
 }
 
-ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) {
-  ExpandedPayload result;
+InferredPayload InferJsonPayload(std::string_view text, std::string_view name) {
+  InferredPayload result;
   // parseJsonPayload: no trimming; an empty string throws (charAt(0)) and is kept too.
   if (text.empty() || (text.front() != '{' && text.front() != '[')) return result;
   Scratch& s = ThreadScratch();
@@ -801,10 +772,23 @@ ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) 
     }
     return result;
   }
+  result.outcome = ExpandOutcome::kExpanded;
+  result.model = &s;
+  result.schema = schema;
+  return result;
+}
+
+ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) {
+  const InferredPayload inferred = InferJsonPayload(text, name);
+  ExpandedPayload result;
+  result.outcome = inferred.outcome;
+  result.reason = inferred.reason;
+  if (inferred.outcome != ExpandOutcome::kExpanded) return result;
+  Scratch& s = ThreadScratch();
   s.schema_json.clear();
   s.value_json.clear();
   std::string_view reason;
-  if (!WriteValue(s, 0, schema, s.value_json, reason)) {
+  if (!WriteValue(s, 0, inferred.schema, s.value_json, reason)) {
     result.outcome = ExpandOutcome::kFails;
     result.reason = reason;
     return result;
@@ -815,8 +799,7 @@ ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name) 
         "a \\u escape of an unpaired surrogate (Debezium's task fails: Jackson cannot write it)";
     return result;
   }
-  WriteSchema(s, schema, std::nullopt, s.schema_json);
-  result.outcome = ExpandOutcome::kExpanded;
+  WriteSchema(s, inferred.schema, std::nullopt, s.schema_json);
   result.schema_json = s.schema_json;
   result.value_json = s.value_json;
   return result;

@@ -4,10 +4,14 @@
 // payload starting with '{' or '[' is parsed as Jackson's readTree does, a Connect schema is
 // inferred from it, and the value becomes a struct that JsonConverter writes. Pure.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace outboxd::outbox {
+namespace expand {
+struct Scratch;  // outbox/json_expand_model.h
+}  // namespace expand
 
 enum class ExpandOutcome {
   // Debezium leaves the payload a string (logs "JSON expansion failed"): it does not start with
@@ -36,6 +40,19 @@ struct ExpandedPayload {
 // name, nested structs "<name>.<field>"). The views stay valid until the next call on this
 // thread (the buffers are thread-local and reused: no allocation once warm).
 ExpandedPayload ExpandJsonPayload(std::string_view text, std::string_view name);
+
+// The parse and schema inference of ExpandJsonPayload alone, for converters other than
+// JsonConverter (outbox/avro_expand.h). kExpanded means a struct schema was inferred: whether
+// the value fits it (Struct.put's validation) is for the writer to check, as WriteValue does.
+struct InferredPayload {
+  ExpandOutcome outcome = ExpandOutcome::kUnexpanded;
+  std::string_view reason;                 // kFails.
+  const expand::Scratch* model = nullptr;  // kExpanded: node 0 is the document.
+  int32_t schema = -1;                     // kExpanded: the document's struct, in `model`.
+};
+
+// Same views' lifetime as ExpandJsonPayload: until the next call of either on this thread.
+InferredPayload InferJsonPayload(std::string_view text, std::string_view name);
 
 // Appends `value` as Jackson writes a double (Java's Double.toString with the shortest digits:
 // "1.0", "0.001", "1.0E7", "1.5E-4"; NaN and infinities as the strings "NaN", "Infinity").

@@ -9,11 +9,6 @@ namespace {
 
 constexpr size_t kMaxSubjectsShown = 20;
 
-bool UsesAvro(const config::OutboxConfig& outbox) {
-  return outbox.key_converter == config::Converter::kAvro ||
-         outbox.value_converter == config::Converter::kAvro;
-}
-
 CheckResult Unreachable(const config::Config& config, const absl::Status& status) {
   const bool permission = absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status);
   return Fail(fmt::format("schema registry {}", config.schema_registry.url),
@@ -35,7 +30,7 @@ bool IsOurs(const config::Config& config, std::string_view subject) {
 
 CheckResults CheckRegistry(const config::Config& config, RegistryClient& client) {
   CheckResults results;
-  if (!UsesAvro(config.outbox)) return results;
+  if (!config::UsesAvro(config.outbox)) return results;
   absl::StatusOr<std::vector<std::string>> subjects = client.Subjects();
   if (!subjects.ok()) {
     results.push_back(Unreachable(config, subjects.status()));
@@ -69,7 +64,7 @@ CheckResults CheckRegistry(const config::Config& config, RegistryClient& client)
 }
 
 CheckResults CheckRegistry(const config::Config& config) {
-  if (!UsesAvro(config.outbox)) return {};
+  if (!config::UsesAvro(config.outbox)) return {};
   auto client = RegistryClient::Create(config.schema_registry);
   if (!client.ok()) return {Unreachable(config, client.status())};
   return CheckRegistry(config, **client);

@@ -104,10 +104,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Publisher>>> CreatePublishers(
 // The avro converters' registry client and id cache; null when no converter is "avro".
 absl::StatusOr<std::unique_ptr<registry::CachedSchemaIds>> CreateSchemaIds(RelayContext& ctx) {
   const config::OutboxConfig& outbox = ctx.config.outbox;
-  if (outbox.key_converter != config::Converter::kAvro &&
-      outbox.value_converter != config::Converter::kAvro) {
-    return nullptr;
-  }
+  if (!config::UsesAvro(outbox)) return nullptr;
   auto client = registry::RegistryClient::Create(ctx.config.schema_registry);
   if (!client.ok()) return client.status();
   return std::make_unique<registry::CachedSchemaIds>(ctx.config.schema_registry, std::move(*client),

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "outbox/avro_datum.h"
+#include "outbox/avro_expand.h"
 #include "outbox/avro_schema.h"
 #include "outbox/converter.h"
+#include "outbox/json_expand.h"
 
 namespace outboxd::outbox {
 namespace {
@@ -25,19 +27,29 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
+// `payload`: the text an expanded sample was inferred from (tests/avro/AvroDataPeer.java reads it).
+void PrintLine(std::string_view name, std::string_view schema, int32_t id, std::string_view framed,
+               std::string_view expected, std::optional<std::string_view> payload = std::nullopt) {
+  std::string line = R"({"name":)";
+  AppendJsonString(name, line);
+  if (payload) {
+    line.append(R"(,"payload":)");
+    AppendJsonString(*payload, line);
+  }
+  line.append(R"(,"schema":)").append(schema);
+  line.append(R"(,"id":)").append(std::to_string(id));
+  line.append(R"(,"framed":")").append(Hex(framed));
+  line.append(R"(","expected":)").append(expected).append("}\n");
+  std::fputs(line.c_str(), stdout);
+}
+
 void Print(std::string_view name, AvroDatum& datum, int32_t id, std::string_view expected) {
   std::string framed;
   if (auto s = datum.AppendFramed(id, framed); !s.ok()) {
     std::fprintf(stderr, "%s: %s\n", std::string(name).c_str(), s.ToString().c_str());
     std::exit(1);
   }
-  std::string line = R"({"name":)";
-  AppendJsonString(name, line);
-  line.append(R"(,"schema":)").append(datum.schema_json());
-  line.append(R"(,"id":)").append(std::to_string(id));
-  line.append(R"(,"framed":")").append(Hex(framed));
-  line.append(R"(","expected":)").append(expected).append("}\n");
-  std::fputs(line.c_str(), stdout);
+  PrintLine(name, datum.schema_json(), id, framed, expected);
 }
 
 void Must(const absl::Status& s) {
@@ -56,6 +68,53 @@ void Single(std::string_view name, const ColumnSchema& schema, std::optional<std
   Must(datum.status());
   Must((*datum)->Set(schema, text));
   Print(name, **datum, 7, expected);
+}
+
+// An expanded payload (table.expand.json.payload) as the avro encoder writes it.
+void Expanded(std::string_view name, std::string_view payload, std::string_view expected) {
+  const InferredPayload inferred = InferJsonPayload(payload, "payload");
+  std::string schema;
+  std::string framed;
+  AppendConfluentHeader(9, framed);
+  if (inferred.outcome == ExpandOutcome::kNullSchema) {
+    schema = AnythingAvroSchema();
+    AppendAnythingString(payload, framed);
+  } else {
+    if (inferred.outcome != ExpandOutcome::kExpanded) {
+      std::fprintf(stderr, "%s: not expanded\n", std::string(name).c_str());
+      std::exit(1);
+    }
+    Must(AppendExpandedAvroSchema(inferred, schema));
+    Must(AppendExpandedAvroValue(inferred, framed));
+  }
+  PrintLine(name, schema, 9, framed, expected, payload);
+}
+
+void ExpandedSamples() {
+  Expanded("expanded scalars", R"({"s":"x","b":true,"i":-1,"l":3000000000,"d":0.5,"n":null})",
+           R"({"s":"x","b":true,"i":-1,"l":3000000000,"d":0.5})");
+  Expanded("expanded number widths",
+           R"({"a":2147483647,"b":-2147483649,"e":9223372036854775807,"g":1e2,"inf":1e400})",
+           R"({"a":2147483647,"b":-2147483649,"e":9223372036854775807,"g":100.0,)"
+           R"("inf":Infinity})");
+  Expanded("expanded empty object", "{}", "{}");
+  Expanded("expanded nested objects", R"({"a":{"b":{"c":"x"},"n":null},"z":{}})",
+           R"({"a":{"b":{"c":"x"}},"z":{}})");
+  Expanded("expanded arrays of primitives", R"({"a":[null,1,2],"s":["x"],"n":[[1],[2,3]]})",
+           R"({"a":[null,1,2],"s":["x"],"n":[[1],[2,3]]})");
+  Expanded("expanded arrays of structs",
+           R"({"items":[{"id":1,"tags":[]},{"id":2,"name":"b","tags":["t"]}]})",
+           R"({"items":[{"id":1,"tags":[],"name":null},{"id":2,"tags":["t"],"name":"b"}]})");
+  Expanded("expanded arrays of one struct shape", R"({"items":[{"id":1},null,{"id":2}]})",
+           R"({"items":[{"id":1},null,{"id":2}]})");
+  Expanded("expanded unnamed structs",
+           R"({"m":[[{"k":{"v":1}}]],"o":[[{"x":"y"}]],"p":[[{"k":{"v":2}}]]})",
+           R"({"m":[[{"k":{"v":1}}]],"o":[[{"x":"y"}]],"p":[[{"k":{"v":2}}]]})");
+  Expanded("expanded strings", R"({"s":"caf\u00e9 \ud83d\ude00 \ud800!"})",
+           R"({"s":"caf\u00e9 \ud83d\ude00 ?!"})");
+  Expanded("expanded top-level []", "[]",
+           R"({"boolean":null,"bytes":null,"double":null,"float":null,"int":null,"long":null,)"
+           R"("string":"[]","array":null,"map":null})");
 }
 
 int Run() {
@@ -101,6 +160,7 @@ int Run() {
   Print("envelope record (second row)", **datum, 0x01020304,
         R"({"payload":null,"eventType":"OrderShipped","n":null,"flag":true,"blob":[],)"
         R"("big":4294967296})");
+  ExpandedSamples();
   return 0;
 }
 

@@ -1,7 +1,9 @@
 """outboxd with value_converter = key_converter = "avro" against a real PostgreSQL, Kafka and
 Apicurio Registry (its Confluent-compatible API): rows of a jsonb outbox table and of a bytea one
 are read back from Kafka, their schema fetched by id from the registry, decoded with fastavro
-and compared with what was inserted; the registered schemas are AvroData's.
+and compared with what was inserted; the registered schemas are AvroData's. A second outboxd
+runs expand_json_payload = true under value_converter = "bytes" with the "avro" delegate: a
+jsonb payload becomes the inferred record, a bytea one passes untouched.
 
 Usage: integration_test.py OUTBOXD WORKDIR (with the services' env and
 OUTBOXD_TEST_SCHEMA_REGISTRY_URL)."""
@@ -83,10 +85,107 @@ def decode(framed):
     return value, schema_text
 
 
+# EXPANDED_PAYLOAD as Postgres sends it (jsonb orders keys by length, then bytes), expanded by
+# Debezium 3.6.1's inference ("none" is null: no field) and converted by AvroData.
+EXPANDED_PAYLOAD = ('{"address": {"city": "Oslo"}, "tags": ["a", null], "big": 3000000000, '
+                    '"none": null, "id": 7, "name": "x", "ratio": 0.5}')
+EXPANDED_VALUE = {"id": 7, "big": 3000000000, "name": "x", "tags": ["a", None], "ratio": 0.5,
+                  "address": {"city": "Oslo"}}
+
+
+def optional_field(name, avro_type):
+    return '{"name":"%s","type":["null",%s],"default":null}' % (name, avro_type)
+
+
+EXPANDED_SCHEMA = (
+    '["null",{"type":"record","name":"payload","fields":[' + ",".join([
+        optional_field("id", '"int"'), optional_field("big", '"long"'),
+        optional_field("name", '"string"'),
+        optional_field("tags", '{"type":"array","items":["null","string"]}'),
+        optional_field("ratio", '"double"'),
+        optional_field("address", '{"type":"record","name":"address","namespace":"payload",'
+                       '"fields":[' + optional_field("city", '"string"') +
+                       '],"connect.name":"payload.address"}')]) +
+    '],"connect.name":"payload"}]')
+
+
+def expanded_phase(outboxd, work, run, prefix, failures):
+    """expand_json_payload with BinaryDataConverter's avro delegate: one expanded row (and a
+    second of the same shape, one registered version), and a bytea row passed untouched."""
+    psql(f"""
+      CREATE TABLE public.{run}_json (id uuid PRIMARY KEY, aggregatetype text NOT NULL,
+        aggregateid text NOT NULL, type text NOT NULL, payload jsonb);
+      CREATE TABLE public.{run}_bin (id uuid PRIMARY KEY, aggregatetype text NOT NULL,
+        aggregateid text NOT NULL, type text NOT NULL, payload bytea);
+      ALTER TABLE public.{run}_json OWNER TO outboxd;
+      ALTER TABLE public.{run}_bin OWNER TO outboxd;""")
+    config = os.path.join(work, run + ".toml")
+    with open(config, "w") as f:
+        f.write(f"""
+[postgres]
+conninfo = "{os.environ['OUTBOXD_TEST_PG_CONNINFO']}"
+tables = ["public.{run}_json", "public.{run}_bin"]
+slot = "{run}"
+publication = "{run}"
+[kafka]
+"bootstrap.servers" = "{os.environ['OUTBOXD_TEST_KAFKA_BOOTSTRAP']}"
+[outbox]
+topic = "{prefix}.${{aggregatetype}}"
+value_converter = "bytes"
+value_converter_delegate = "avro"
+expand_json_payload = true
+[schema_registry]
+url = "{os.environ['OUTBOXD_TEST_SCHEMA_REGISTRY_URL']}"
+""")
+    log = open(os.path.join(work, run + ".log"), "w")
+    proc = subprocess.Popen([outboxd, "run", "--config", config], stdout=log, stderr=log)
+    try:
+        time.sleep(3)
+        for n in (1, 2):
+            payload = EXPANDED_PAYLOAD.replace('"id": 7', f'"id": {n}')
+            psql(f"INSERT INTO public.{run}_json VALUES "
+                 f"('44444444-0000-0000-0000-00000000000{n}', 'Shape', 'e{n}', 't', '{payload}')")
+        psql(f"INSERT INTO public.{run}_bin VALUES "
+             f"('55555555-0000-0000-0000-000000000001', 'Raw', 'r1', 't', '\\x00ff80'::bytea)")
+        records = consume(prefix + ".Shape", 2)
+        if len(records) != 2:
+            failures.append(f"{prefix}.Shape: {len(records)} records of 2")
+        for n, m in enumerate(records, start=1):
+            v, schema = decode(m.value())
+            if v != dict(EXPANDED_VALUE, id=n) or schema != EXPANDED_SCHEMA:
+                failures.append(f"expanded row {n}: value {v!r} schema {schema}")
+            elif m.key() != f"e{n}".encode():
+                failures.append(f"expanded row {n}: key {m.key()!r} (StringConverter's text)")
+            else:
+                print(f"ok   expanded row {n}: {v!r}")
+        versions = registry(f"/subjects/{prefix}.Shape-value/versions") if records else []
+        if versions != [1]:
+            failures.append(f"{prefix}.Shape-value versions {versions}, not one")
+        else:
+            print(f"ok   subject {prefix}.Shape-value: one version: {EXPANDED_SCHEMA}")
+        raw = consume(prefix + ".Raw", 1)
+        if len(raw) != 1 or raw[0].value() != bytes([0, 0xFF, 0x80]):
+            failures.append(f"bytea under the avro delegate: {[r.value() for r in raw]!r}")
+        else:
+            print("ok   a bytea payload passes the avro delegate untouched")
+        if proc.poll() is not None:
+            failures.append(f"outboxd (expanded) exited ({proc.returncode}); log {log.name}")
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(30)
+        log.close()
+        psql(f"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+             f"WHERE slot_name = '{run}'")
+        psql(f"DROP TABLE public.{run}_json, public.{run}_bin; DROP PUBLICATION IF EXISTS {run}")
+
+
 def main():
     outboxd, work = sys.argv[1], sys.argv[2]
     run = "avro_it_%d" % (time.time_ns() % 10**9)
     prefix = run.replace("_", ".")
+    expanded_failures = []
+    expanded_phase(outboxd, work, run + "_x", prefix + ".x", expanded_failures)
     psql(f"""
       CREATE TABLE public.{run}_json (id uuid PRIMARY KEY, aggregatetype text NOT NULL,
         aggregateid text NOT NULL, type text NOT NULL, payload jsonb);
@@ -202,6 +301,7 @@ url = "{os.environ['OUTBOXD_TEST_SCHEMA_REGISTRY_URL']}"
              f"WHERE slot_name = '{run}'")
         psql(f"DROP TABLE public.{run}_json, public.{run}_bin, public.{run}_int; "
              f"DROP PUBLICATION IF EXISTS {run}")
+    failures = expanded_failures + failures
     for f in failures:
         print("FAIL", f)
     print(f"{len(failures)} failures; outboxd log: {log.name}")

@@ -256,6 +256,58 @@ TEST(DebeziumImportTest, BinaryConvertersAndTheirDelegates) {
               AllOf(HasSubstr("key.converter"), HasSubstr("fails on every text key")));
 }
 
+TEST(DebeziumImportTest, BinaryDataConverterDelegatingToAvro) {
+  // BinaryDataConverter configures its delegate with the options under its type's name.
+  std::string json = Connector(
+      R"("value.converter.delegate.converter.type": "io.confluent.connect.avro.AvroConverter",
+         "value.converter.delegate.converter.type.schema.registry.url": "http://registry:8081",
+         "value.converter.delegate.converter.type.value.subject.name.strategy":
+           "io.confluent.kafka.serializers.subject.TopicRecordNameStrategy",
+         "transforms.outbox.table.expand.json.payload": "true")");
+  json.replace(json.find("org.apache.kafka.connect.storage.StringConverter",
+                         json.find("\"value.converter\"")),
+               48, "io.debezium.converters.BinaryDataConverter");
+  absl::StatusOr<DebeziumImport> imported = ImportDebezium(json, "connector.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(imported->toml,
+              AllOf(HasSubstr(R"(value_converter = "bytes")"),
+                    HasSubstr(R"(value_converter_delegate = "avro")"),
+                    HasSubstr("expand_json_payload = true"), HasSubstr("[schema_registry]"),
+                    HasSubstr(R"(url = "http://registry:8081")"),
+                    HasSubstr(R"(subject_name_strategy = "topic_record")")));
+  // The whole import path gives a config outboxd runs with.
+  const std::string path = ::testing::TempDir() + "/dbz_import_avro_delegate.json";
+  std::ofstream(path) << json;
+  std::vector<std::string> warnings;
+  absl::StatusOr<Config> config = LoadDebeziumConfig(
+      path, std::nullopt,
+      [](std::string_view name) -> std::optional<std::string> {
+        if (name == kEnvBootstrapServers) return "kafka1:9092";
+        return std::nullopt;
+      },
+      warnings);
+  std::remove(path.c_str());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->outbox.value_converter, Converter::kBytes);
+  EXPECT_EQ(config->outbox.value_converter_delegate, Converter::kAvro);
+  EXPECT_TRUE(config->outbox.expand_json_payload);
+  EXPECT_EQ(config->schema_registry.url, "http://registry:8081");
+  // The registry URL is looked for where the delegate reads it, not under value.converter.
+  std::string missing = json;
+  missing.replace(missing.find("value.converter.delegate.converter.type.schema.registry.url"), 59,
+                  "value.converter.schema.registry.url");
+  EXPECT_THAT(
+      ErrorOf(missing),
+      HasSubstr(
+          R"(option "value.converter.delegate.converter.type.schema.registry.url" is missing)"));
+  // Its AvroData options are checked there too.
+  std::string meta = json;
+  meta.replace(meta.find(R"("transforms.outbox.table.expand.json.payload")"), 0,
+               R"("value.converter.delegate.converter.type.connect.meta.data": "false", )");
+  EXPECT_THAT(ErrorOf(meta),
+              HasSubstr("value.converter.delegate.converter.type.connect.meta.data"));
+}
+
 TEST(DebeziumImportTest, JsonConverterSchemasDefaultToEnabled) {
   std::string json = Connector();
   const size_t at = json.find("\"value.converter\"");

@@ -72,7 +72,10 @@ TEST(OutboxOptionsTest, WrongChoiceListsTheChoices) {
               HasSubstr("[outbox] null_keys must be a string, got integer"));
 }
 
-TEST(OutboxOptionsTest, ExpandJsonPayloadNeedsAJsonValueConverterAndNoEnvelope) {
+// What an avro converter needs besides [outbox].
+const std::string kRegistry = "[schema_registry]\nurl = \"http://registry:8081\"\n";
+
+TEST(OutboxOptionsTest, ExpandJsonPayloadNeedsAJsonOrAvroValueConverterAndNoEnvelope) {
   EXPECT_FALSE(ParseOutbox("expand_json_payload = false\n").expand_json_payload);
   EXPECT_TRUE(
       ParseOutbox("expand_json_payload = true\nvalue_converter = \"json\"\n").expand_json_payload);
@@ -81,13 +84,24 @@ TEST(OutboxOptionsTest, ExpandJsonPayloadNeedsAJsonValueConverterAndNoEnvelope) 
                   .expand_json_payload);
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\n")),
               AllOf(HasSubstr("[outbox] expand_json_payload is true, but the value converter is "
-                              "not JSON"),
-                    HasSubstr("write value_converter = \"json\"")));
+                              "neither JSON nor avro"),
+                    HasSubstr("write value_converter = \"json\", \"json_with_schema\" or "
+                              "\"avro\"")));
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\nvalue_converter = "
                                   "\"bytes\"\n")),
-              HasSubstr("the value converter is not JSON"));
+              HasSubstr("the value converter is neither JSON nor avro"));
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\nvalue_converter = "
                                   "\"json\"\nadditional_placement = [\"type:envelope\"]\n")),
+              HasSubstr("with the envelope placement of type"));
+  // Under avro too (issue 23), directly or as the delegate of "bytes"; the envelope stays refused.
+  EXPECT_TRUE(ParseOutbox("expand_json_payload = true\nvalue_converter = \"avro\"\n" + kRegistry)
+                  .expand_json_payload);
+  EXPECT_TRUE(ParseOutbox("expand_json_payload = true\nvalue_converter = \"bytes\"\n"
+                          "value_converter_delegate = \"avro\"\n" +
+                          kRegistry)
+                  .expand_json_payload);
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nexpand_json_payload = true\nvalue_converter = "
+                                  "\"avro\"\nadditional_placement = [\"type:envelope\"]\n")),
               HasSubstr("with the envelope placement of type"));
 }
 
@@ -109,7 +123,19 @@ TEST(OutboxOptionsTest, BytesValueConverterAndItsDelegate) {
               HasSubstr("value_converter is not \"bytes\""));
   EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nvalue_converter = \"bytes\"\n"
                                   "value_converter_delegate = \"bytes\"\n")),
-              HasSubstr(R"(write one of "none", "string", "json", "json_with_schema")"));
+              HasSubstr(R"(write one of "none", "string", "json", "json_with_schema", "avro")"));
+  // BinaryDataConverter delegating to AvroConverter: the registry is needed, format raw only.
+  const OutboxConfig avro =
+      ParseOutbox("value_converter = \"bytes\"\nvalue_converter_delegate = \"avro\"\n" + kRegistry);
+  EXPECT_EQ(NonBytesValueConverter(avro), Converter::kAvro);
+  EXPECT_TRUE(UsesAvro(avro));
+  EXPECT_FALSE(UsesAvro(delegated));
+  EXPECT_THAT(
+      ErrorOf(WithMinimal("[outbox]\nvalue_converter = \"bytes\"\n"
+                          "value_converter_delegate = \"avro\"\nformat = \"cloudevents\"\n")),
+      AllOf(HasSubstr("value_converter_delegate is \"avro\", which writes only format = "
+                      "\"raw\""),
+            HasSubstr("write format = \"raw\"")));
 }
 
 TEST(OutboxOptionsTest, ExtendedHeadersNeedTheLogicalName) {

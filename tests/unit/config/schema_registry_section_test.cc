@@ -46,6 +46,13 @@ TEST(SchemaRegistrySectionTest, EveryKey) {
   EXPECT_EQ(config->schema_registry.timeout_ms, 250);
 }
 
+TEST(SchemaRegistrySectionTest, ExpandJsonPayloadIsWrittenUnderAvro) {
+  auto config =
+      Parse(WithAvro("[schema_registry]\nurl = \"http://r\"\n", "expand_json_payload = true\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->outbox.expand_json_payload);
+}
+
 TEST(SchemaRegistrySectionTest, ErrorsNameTheFix) {
   EXPECT_THAT(ErrorOf(WithAvro("")), HasSubstr("[schema_registry] url is not set"));
   EXPECT_THAT(ErrorOf(WithAvro("[schema_registry]\nurl = \"registry:8081\"\n")),
@@ -55,9 +62,10 @@ TEST(SchemaRegistrySectionTest, ErrorsNameTheFix) {
   EXPECT_THAT(
       ErrorOf(WithAvro("[schema_registry]\nurl = \"http://r\"\n", "format = \"envelope-json\"\n")),
       HasSubstr("writes only format = \"raw\""));
-  EXPECT_THAT(
-      ErrorOf(WithAvro("[schema_registry]\nurl = \"http://r\"\n", "expand_json_payload = true\n")),
-      HasSubstr("expand_json_payload"));
+  // The delegate of "bytes" needs the registry as value_converter = "avro" does.
+  EXPECT_THAT(ErrorOf(WithMinimal("[outbox]\nvalue_converter = \"bytes\"\n"
+                                  "value_converter_delegate = \"avro\"\n")),
+              HasSubstr("[schema_registry] url is not set"));
   EXPECT_THAT(ErrorOf(WithAvro("[schema_registry]\nurl = \"http://r\"\nsubject = \"x\"\n")),
               HasSubstr("subject"));
 }

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapper_test_util.h"
+#include "outbox/avro_expand.h"
 #include "outbox/schema_ids.h"
 #include "support/counting_new.h"
 
@@ -131,6 +132,68 @@ TEST_F(AvroEncoderTest, WarmRowsAllocateNothing) {
   cfg_.key_converter = config::Converter::kAvro;
   StartAvro(WithPayload(kJsonb));
   const pgoutput::Insert row = Row("1", "Order", "o-1", R"({"n": 1, "s": "abc"})");
+  ASSERT_TRUE(MapRow(row).ok());
+  ids_.record = false;
+  ASSERT_TRUE(MapRow(row).ok());
+  const int64_t before = outboxd::testing::ThreadAllocations();
+  ASSERT_TRUE(MapRow(row).ok());
+  EXPECT_EQ(outboxd::testing::ThreadAllocations() - before, 0);
+}
+
+TEST_F(AvroEncoderTest, ExpandedPayloadIsTheInferredRecord) {
+  cfg_.value_converter = config::Converter::kAvro;
+  cfg_.expand_json_payload = true;
+  StartAvro(WithPayload(kJsonb));
+  ASSERT_TRUE(MapRow(Row("1", "Order", "o-1", R"({"a": 1})")).ok());
+  // Union branch 1 (the record), field a: branch 1, zigzag(1).
+  EXPECT_EQ(event_.value, Framed(2, "\x02\x02\x02"));
+  EXPECT_EQ(ids_.schemas.at("outbox.event.Order-value"),
+            R"(["null",{"type":"record","name":"payload","fields":[{"name":"a","type":)"
+            R"(["null","int"],"default":null}],"connect.name":"payload"}])");
+  EXPECT_EQ(ids_.last_name, "union");
+  // A payload Debezium does not expand stays the jsonb string (its own subject here).
+  ASSERT_TRUE(MapRow(Row("2", "Text", "o-1", R"("s")")).ok());
+  EXPECT_EQ(event_.value, Framed(2, std::string("\x02\x06") + R"("s")"));
+  // "[]" keeps its text with a null Connect schema: AvroData's Anything record.
+  ASSERT_TRUE(MapRow(Row("3", "Empty", "o-1", "[]")).ok());
+  EXPECT_EQ(ids_.schemas.at("outbox.event.Empty-value"), AnythingAvroSchema());
+  EXPECT_EQ(ids_.last_name, kAnythingAvroName);
+  EXPECT_EQ(event_.value, Framed(2, std::string("\0\0\0\0\0\0\x02\x04[]\0\0", 12)));
+}
+
+TEST_F(AvroEncoderTest, ExpandedPayloadsTheConverterCannotWriteAreDeadLettered) {
+  cfg_.value_converter = config::Converter::kAvro;
+  cfg_.expand_json_payload = true;
+  StartAvro(WithPayload(kJsonb));
+  EXPECT_THAT(ReasonOf(Row("1", "Order", "o-1", R"({"n": 12345678901234567890})")),
+              HasSubstr("an integer beyond 64 bits"));
+  EXPECT_THAT(ReasonOf(Row("2", "Order", "o-1", R"({"first-name": "x"})")),
+              HasSubstr("the JSON key \"first-name\" is not an Avro field name"));
+  EXPECT_THAT(ReasonOf(Row("3", "Order", "o-1", "[1]")), HasSubstr("a JSON array payload"));
+  EXPECT_TRUE(ids_.schemas.empty());  // Nothing was registered for them.
+}
+
+TEST_F(AvroEncoderTest, TheAvroDelegateOfBytesWritesWhatIsNotBytea) {
+  cfg_.value_converter = config::Converter::kBytes;
+  cfg_.value_converter_delegate = config::Converter::kAvro;
+  cfg_.expand_json_payload = true;
+  StartAvro(WithPayload(kBytea));
+  ASSERT_TRUE(MapRow(Row("1", "Blob", "k", "\\x00ff")).ok());
+  EXPECT_EQ(event_.value, std::string("\x00\xff", 2));  // BinaryDataConverter: untouched.
+  EXPECT_TRUE(ids_.schemas.empty());
+  StartAvro(WithPayload(kJsonb));
+  ASSERT_TRUE(MapRow(Row("2", "Order", "o-1", R"({"a": true})")).ok());
+  EXPECT_EQ(event_.value, Framed(2, "\x02\x02\x01"));
+  EXPECT_THAT(ids_.schemas.at("outbox.event.Order-value"),
+              HasSubstr(R"("type":["null","boolean"])"));
+}
+
+TEST_F(AvroEncoderTest, WarmExpandedRowsAllocateNothing) {
+  cfg_.value_converter = config::Converter::kAvro;
+  cfg_.expand_json_payload = true;
+  StartAvro(WithPayload(kJsonb));
+  const pgoutput::Insert row =
+      Row("1", "Order", "o-1", R"({"n": 1, "s": "abc", "a": {"b": [1.5]}, "m": [[{"k": 1}]]})");
   ASSERT_TRUE(MapRow(row).ok());
   ids_.record = false;
   ASSERT_TRUE(MapRow(row).ok());

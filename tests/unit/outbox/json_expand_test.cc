@@ -119,16 +119,30 @@ TEST(JsonExpandTest, ArraysOfPrimitivesTakeTheirFirstNonNullMember) {
 }
 
 TEST(JsonExpandTest, ArraysOfObjectsMergeTheirMembersFields) {
-  const Expanded e =
-      Expand(R"({"items": [{"id": 1, "tags": null}, {"id": 2, "name": "b"}, null]})");
+  // Two shapes: Debezium's merge (SchemaUtil.copySchemaBasics) leaves the struct required.
+  const Expanded e = Expand(R"({"items": [{"id": 1, "tags": null}, {"id": 2, "name": "b"}]})");
   ASSERT_EQ(e.outcome, ExpandOutcome::kExpanded);
   EXPECT_EQ(e.schema,
             R"({"type":"struct","fields":[{"type":"array","items":{"type":"struct","fields":[)"
             R"({"type":"int32","optional":true,"field":"id"},)"
-            R"({"type":"string","optional":true,"field":"name"}],"optional":true,)"
+            R"({"type":"string","optional":true,"field":"name"}],"optional":false,)"
             R"("name":"payload.items"},"optional":true,"field":"items"}],"optional":true,)"
             R"("name":"payload"})");
-  EXPECT_EQ(e.value, R"({"items":[{"id":1,"name":null},{"id":2,"name":"b"},null]})");
+  EXPECT_EQ(e.value, R"({"items":[{"id":1,"name":null},{"id":2,"name":"b"}]})");
+  // So a null member fails Debezium's task (Struct validation).
+  const Expanded null_member =
+      Expand(R"({"items": [{"id": 1, "tags": null}, {"id": 2, "name": "b"}, null]})");
+  EXPECT_EQ(null_member.outcome, ExpandOutcome::kFails);
+  EXPECT_NE(null_member.reason.find("null member"), std::string::npos);
+  // One shape is not merged: the struct stays optional and takes a null member.
+  const Expanded one = Expand(R"({"items": [{"id": 1}, null, {"id": 2}]})");
+  ASSERT_EQ(one.outcome, ExpandOutcome::kExpanded);
+  EXPECT_EQ(one.schema,
+            R"({"type":"struct","fields":[{"type":"array","items":{"type":"struct","fields":[)"
+            R"({"type":"int32","optional":true,"field":"id"}],"optional":true,)"
+            R"("name":"payload.items"},"optional":true,"field":"items"}],"optional":true,)"
+            R"("name":"payload"})");
+  EXPECT_EQ(one.value, R"({"items":[{"id":1},null,{"id":2}]})");
 }
 
 TEST(JsonExpandTest, StructsInsideArraysOfArraysHaveNoName) {
