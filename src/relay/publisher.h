@@ -162,6 +162,8 @@ class Publisher final : private kafka::DeliveryHandler {
   // (transaction.timeout.ms, 60 s by default) is longer. Past it the producer is rebuilt:
   // without KIP-890 a commit retried after a timeout is ambiguous.
   static constexpr int kTransactionCallTimeoutMs = 30'000;
+  // How long an abort after a Postgres-side failure waits for the records in flight.
+  static constexpr int kAbortFlushTimeoutMs = 5'000;
   // One attempt of InitTransactions: how soon an unreachable Kafka is logged and a stop heard.
   static constexpr int kInitTransactionsStepMs = 1'000;
   // Fences the previous owner of the transactional.id (see Create).

@@ -83,11 +83,15 @@ absl::Status FakeProducer::Produce(const kafka::Record& record, uint64_t tag) {
                   .headers = std::move(headers)});
   unreported_.push_back(log_.size() - 1);
   if (transactions_ != nullptr) ++transactions_->records;
-  ready_.Set(acks_enabled_);
+  ready_.Set(acks_enabled_ && (transactions_ == nullptr || !transactions_->acks_wait_for_flush));
   return absl::OkStatus();
 }
 
 void FakeProducer::Report() {
+  if (transactions_ != nullptr && transactions_->acks_wait_for_flush && !flushing_) {
+    ready_.Set(false);  // Nothing to serve before a Flush.
+    return;
+  }
   while (acks_enabled_ && !unreported_.empty()) {
     const ProducedRecord& r = log_[unreported_.front()];
     unreported_.pop_front();
@@ -114,7 +118,9 @@ void FakeProducer::Report() {
 void FakeProducer::Poll(bool /*event_fd_readable*/) { Report(); }
 
 bool FakeProducer::Flush(int timeout_ms) {
+  flushing_ = true;
   Report();
+  flushing_ = false;
   if (!unreported_.empty()) clock_.Advance(std::chrono::milliseconds(timeout_ms));
   return unreported_.empty();
 }
@@ -151,6 +157,7 @@ absl::Status FakeProducer::CommitTransaction(int timeout_ms) {
 
 absl::Status FakeProducer::AbortTransaction(int /*timeout_ms*/) {
   if (transactions_ == nullptr) return absl::FailedPreconditionError("fake: not transactional");
+  transactions_->purged_at_abort += unreported_.size();
   unreported_.clear();  // Purged; the test's fake reports nothing for them.
   ++transactions_->aborts;
   return absl::OkStatus();

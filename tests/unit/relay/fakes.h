@@ -111,6 +111,9 @@ struct TransactionLog {
   int aborts = 0;
   size_t records = 0;         // Produced by this producer (the record log is shared).
   bool fail_commits = false;  // CommitTransaction fails (after delivering everything).
+  // Records are acknowledged only inside Flush (a broker slower than the loop).
+  bool acks_wait_for_flush = false;
+  size_t purged_at_abort = 0;  // Records still unacknowledged when AbortTransaction came.
 };
 
 class FakeProducer final : public kafka::Producer {
@@ -150,6 +153,7 @@ class FakeProducer final : public kafka::Producer {
   Signal ready_;
   std::optional<std::string> none_;
   bool transaction_failed_ = false;  // A record of the open transaction failed.
+  bool flushing_ = false;
 };
 
 }  // namespace outboxd::relay::testing

@@ -596,6 +596,21 @@ TEST_F(ExactlyOnceRunTest, APostgresFailureAbortsTheOpenTransactionAndKeepsThePr
   EXPECT_LT(LastFlush(), Lsn(0x5000));
 }
 
+TEST_F(ExactlyOnceRunTest, APostgresFailureWaitsForTheRecordsInFlightBeforeAborting) {
+  // abort_transaction purges what is queued; a purged batch that already had its sequence
+  // numbers made the broker refuse the next transaction (OUT_OF_ORDER_SEQUENCE_NUMBER) and the
+  // producer was rebuilt: 6 of 38 walsender terminations in the long chaos run.
+  config_.relay.transaction_max_ms = 30000;
+  transactions_.acks_wait_for_flush = true;
+  QueueTransaction(Lsn(0x5000), 2);
+  channel_log_.fail_sends_after = 1;
+  heal_on_reopen_ = true;
+  StopAfter(std::chrono::seconds(3));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_EQ(transactions_.aborts, 1);
+  EXPECT_EQ(transactions_.purged_at_abort, 0u);
+}
+
 TEST_F(ExactlyOnceRunTest, ARecordTheBrokerRejectsIsDeadLetteredByTheReplay) {
   // Invariant 7 under exactly_once: the rejection leaves the Kafka transaction needing an
   // abort, so no dead letter can stand in for the record in it. The transaction is abandoned,
