@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "common/log.h"
+#include "common/strings.h"
 #include "pg/catalog.h"
 #include "pg/connection.h"
 #include "pg/slot_setup.h"
@@ -77,10 +78,11 @@ absl::StatusOr<NotNullColumns> ReadTableCatalog(const config::Config& config) {
 }  // namespace
 
 std::string TransactionalIdOf(const config::Config& config, int slot_index) {
-  std::string id = config.relay.transactional_id.empty() ? "outboxd-" + config.postgres.slot
+  // Concat, not "outboxd-" + std::string: GCC 12 at -O3 warns (-Wrestrict) on that operator+.
+  std::string id = config.relay.transactional_id.empty() ? Concat("outboxd-", config.postgres.slot)
                                                          : config.relay.transactional_id;
   // The default is then "outboxd-" + the slot's own name (config::SlotName).
-  if (config.postgres.parallel_slots > 1) id += "_" + std::to_string(slot_index);
+  if (config.postgres.parallel_slots > 1) id += Concat("_", slot_index);
   return id;
 }
 
