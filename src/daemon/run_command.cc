@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "common/status.h"
 #include "common/types.h"
 #include "daemon/exit_codes.h"
+#include "daemon/reshard.h"
 #include "fmt/ranges.h"
 #include "http/status_server.h"
 #include "metrics/health.h"
@@ -108,6 +110,91 @@ void NotifyServiceManager(ServiceNotifier& notifier, metrics::Health& health) {
   });
 }
 
+// What every relay run of one process shares: the stop signal, metrics and health, which the
+// status server reads across runs.
+struct Shared {
+  relay::StopSignal& stop;
+  metrics::RelayMetrics& metrics;
+  metrics::Health& health;
+  ServiceNotifier& notifier;
+  const RunFlags& flags;
+};
+
+// One relay run over the slot family of `config` ([postgres] slot, publication and
+// parallel_slots), with its WAL guards and position records; up to `stop_at` when resharding.
+absl::Status RunFamily(Shared& shared, const config::Config& config, std::optional<Lsn> stop_at) {
+  const std::vector<std::string> slots = config::SlotNames(config.postgres);
+  // Parallel slots: each slot's readiness joined into the one /readyz (metrics/health_join.h).
+  std::unique_ptr<metrics::HealthJoin> slot_health;
+  if (slots.size() > 1) slot_health = std::make_unique<metrics::HealthJoin>(shared.health, slots);
+  auto health_of = [&](size_t i) -> metrics::Health& {
+    return slot_health ? slot_health->part(i) : shared.health;
+  };
+  // The WAL guard of each slot runs beside the relay for its whole life (docs/operating.md,
+  // "WAL-safety guard").
+  std::vector<std::unique_ptr<pg::SlotMonitor>> slot_monitors;
+  auto stop_monitors = [&slot_monitors] {
+    for (const auto& monitor : slot_monitors) monitor->Stop();
+  };
+  for (size_t i = 0; i < slots.size(); ++i) {
+    slot_monitors.push_back(SlotMonitorOf(config.postgres, slots[i], shared.metrics, health_of(i)));
+    if (auto s = slot_monitors.back()->Start(); !s.ok()) {
+      stop_monitors();
+      return s;
+    }
+  }
+  auto position_store = position::PositionStore::Create(config.kafka);
+  if (!position_store.ok()) {
+    stop_monitors();
+    return position_store.status();
+  }
+  // One position record per slot, all in the one store.
+  std::vector<std::unique_ptr<position::PositionGuard>> position_guards;
+  position_guards.reserve(slots.size());
+  for (const std::string& slot : slots) {
+    position_guards.push_back(std::make_unique<position::PositionGuard>(
+        **position_store, GuardOptionsOf(slot, shared.flags)));
+  }
+  // Kafka reads the position record while the relay connects to Postgres. Not for exactly_once:
+  // there the record is read after InitTransactions settled the last transaction (Reload). Not
+  // with several slots either: the store serves one read at a time, and each guard reads its
+  // record itself at its slot's first connect.
+  if (config.relay.delivery != config::Delivery::kExactlyOnce && slots.size() == 1) {
+    position_guards[0]->Prefetch();
+  }
+  SystemClock clock;
+  relay::RelayContext context{
+      .config = config,
+      .clock = clock,
+      .metrics = shared.metrics,
+      .health = shared.health,
+      .stop = shared.stop,
+      .connectors = relay::LiveConnectors(config, ResumeCheckOf(*position_guards[0]))};
+  // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
+  context.positions = position_guards[0].get();
+  context.notifier = &shared.notifier;
+  context.slot_check = [&slot_monitors] {
+    for (const auto& monitor : slot_monitors) {
+      if (monitor->lost()) return absl::AbortedError(monitor->lost_message());
+    }
+    return absl::OkStatus();
+  };
+  context.stop_at = stop_at;
+  if (slots.size() > 1) {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      context.parallel_slots.push_back(
+          {.slot = slots[i],
+           .replication = relay::LiveReplication(config, static_cast<int>(i),
+                                                 ResumeCheckOf(*position_guards[i])),
+           .positions = position_guards[i].get(),
+           .health = &health_of(i)});
+    }
+  }
+  const absl::Status status = relay::RunRelay(context);
+  stop_monitors();
+  return status;
+}
+
 }  // namespace
 
 int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
@@ -139,73 +226,16 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
     ::close(stop_fd);
     return kExitUsage;
   }
-  const std::vector<std::string> slots = config::SlotNames(config.postgres);
-  // Parallel slots: each slot's readiness joined into the one /readyz (metrics/health_join.h).
-  std::unique_ptr<metrics::HealthJoin> slot_health;
-  if (slots.size() > 1) slot_health = std::make_unique<metrics::HealthJoin>(health, slots);
-  auto health_of = [&](size_t i) -> metrics::Health& {
-    return slot_health ? slot_health->part(i) : health;
-  };
-  // The WAL guard of each slot runs beside the relay for its whole life (docs/operating.md,
-  // "WAL-safety guard").
-  std::vector<std::unique_ptr<pg::SlotMonitor>> slot_monitors;
-  for (size_t i = 0; i < slots.size(); ++i) {
-    slot_monitors.push_back(SlotMonitorOf(config.postgres, slots[i], metrics, health_of(i)));
-    if (auto s = slot_monitors.back()->Start(); !s.ok()) {
-      log::Error("{}", MessageOf(s));
-      return kExitFailure;
-    }
-  }
-  auto position_store = position::PositionStore::Create(config.kafka);
-  if (!position_store.ok()) {
-    log::Error("{}", MessageOf(position_store.status()));
-    return ExitCodeFor(position_store.status());
-  }
-  // One position record per slot, all in the one store.
-  std::vector<std::unique_ptr<position::PositionGuard>> position_guards;
-  position_guards.reserve(slots.size());
-  for (const std::string& slot : slots) {
-    position_guards.push_back(
-        std::make_unique<position::PositionGuard>(**position_store, GuardOptionsOf(slot, flags)));
-  }
-  // Kafka reads the position record while the relay connects to Postgres. Not for exactly_once:
-  // there the record is read after InitTransactions settled the last transaction (Reload). Not
-  // with several slots either: the store serves one read at a time, and each guard reads its
-  // record itself at its slot's first connect.
-  if (config.relay.delivery != config::Delivery::kExactlyOnce && slots.size() == 1) {
-    position_guards[0]->Prefetch();
-  }
-  SystemClock clock;
   relay::StopSignal stop(stop_fd);
-  relay::RelayContext context{
-      .config = config,
-      .clock = clock,
-      .metrics = metrics,
-      .health = health,
-      .stop = stop,
-      .connectors = relay::LiveConnectors(config, ResumeCheckOf(*position_guards[0]))};
-  // A lost slot ends the run with exit 6 (Aborted), whichever stage is busy.
-  context.positions = position_guards[0].get();
-  context.notifier = &notifier;
-  context.slot_check = [&slot_monitors] {
-    for (const auto& monitor : slot_monitors) {
-      if (monitor->lost()) return absl::AbortedError(monitor->lost_message());
-    }
-    return absl::OkStatus();
-  };
-  if (slots.size() > 1) {
-    for (size_t i = 0; i < slots.size(); ++i) {
-      context.parallel_slots.push_back(
-          {.slot = slots[i],
-           .replication = relay::LiveReplication(config, static_cast<int>(i),
-                                                 ResumeCheckOf(*position_guards[i])),
-           .positions = position_guards[i].get(),
-           .health = &health_of(i)});
-    }
-  }
-  const absl::Status status = relay::RunRelay(context);
+  Shared shared{
+      .stop = stop, .metrics = metrics, .health = health, .notifier = notifier, .flags = flags};
+  // A changed parallel_slots first moves the stream to the new slots (daemon/reshard.h).
+  absl::Status status = Reshard(
+      config,
+      [&shared](const config::Config& family, Lsn cut) { return RunFamily(shared, family, cut); },
+      stop);
+  if (status.ok() && !stop.requested()) status = RunFamily(shared, config, std::nullopt);
   status_server.Stop();
-  for (const auto& monitor : slot_monitors) monitor->Stop();
   ::close(stop_fd);
   if (!status.ok()) {
     log::Error("{}", MessageOf(status));

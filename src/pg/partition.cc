@@ -140,8 +140,8 @@ absl::Status JudgeSlotFamily(std::string_view base, int count,
   }
   return absl::FailedPreconditionError(fmt::format(
       "replication slot(s) {} exist, which [postgres] parallel_slots = {} does not use (they "
-      "look like parallel_slots = {}): they may hold events not yet published, and changing "
-      "parallel_slots (resharding) is not supported yet; set parallel_slots = {} again, or, "
+      "look like parallel_slots = {}) but are no complete family of slots, which resharding "
+      "could move: they may hold events not yet published; set parallel_slots = {} again, or, "
       "only once they are drained and no longer needed, drop them: {}",
       fmt::join(stray, ", "), count, before, before, fmt::join(drops, "; ")));
 }

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "common/clock.h"
 #include "common/service_notify.h"
+#include "common/types.h"
 #include "config/config.h"
 #include "metrics/health.h"
 #include "metrics/metrics.h"
@@ -83,6 +85,9 @@ struct RelayContext {
   // parallel_slots > 1: a stream per entry, each on a copy of this context holding the entry's
   // replication, positions and health. Empty: one stream of [postgres] slot on this context.
   std::vector<SlotBinding> parallel_slots = {};
+  // Resharding (pg/reshard.h): the cut. Each stream publishes what commits before it, and the
+  // run ends once every stream reached it with all of that acknowledged and confirmed.
+  std::optional<Lsn> stop_at = std::nullopt;
 };
 
 }  // namespace outboxd::relay

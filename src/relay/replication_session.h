@@ -67,6 +67,9 @@ class ReplicationSession {
   // The newest position Kafka has covered, confirmed or not yet (at most kConfirmGap ahead).
   Lsn confirmable_lsn() const;
   Lsn received_lsn() const { return received_lsn_; }
+  // The newest keepalive's WAL end: the walsender had sent every transaction committing
+  // before it.
+  Lsn keepalive_lsn() const { return keepalive_lsn_; }
 
  private:
   void UpdateLagMetrics();

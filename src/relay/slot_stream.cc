@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "pgoutput/decoder.h"
 #include "relay/failure.h"
 
 namespace outboxd::relay {
@@ -170,6 +171,7 @@ void SlotStream::WritePosition() {
 }
 
 bool SlotStream::Reading() const {
+  if (at_cut_) return false;
   if (finishing_ && !changes_.InTransaction()) return false;
   if (publisher_.dead_letters_waiting(id_)) return false;
   if (closed_) return waiting_bytes_ < kReadAheadBytes;
@@ -224,12 +226,48 @@ absl::Status SlotStream::Service(short revents) {
   if (auto s = HandleWaiting(); !s.ok()) return s;
   if (!Reading()) return absl::OkStatus();
   // libpq may hold buffered messages even when the socket is quiet, so always try to read.
-  return ReadReplication();
+  if (auto s = ReadReplication(); !s.ok()) return s;
+  CheckKeepaliveCut();
+  return absl::OkStatus();
+}
+
+bool SlotStream::ReachesCut(const WalMessage& wal) {
+  if (!ctx_.stop_at || changes_.InTransaction()) return false;
+  auto message = pgoutput::Decode(wal.data);
+  if (!message.ok()) return false;  // ChangeHandler reports it.
+  Lsn lsn;
+  if (const auto* begin = std::get_if<pgoutput::Begin>(&*message)) {
+    lsn = begin->final_lsn;
+  } else if (const auto* logical = std::get_if<pgoutput::LogicalMessage>(&*message)) {
+    lsn = logical->lsn;
+  } else {
+    return false;
+  }
+  if (lsn < *ctx_.stop_at) return false;
+  log::Info("slot {} reached the resharding cut {}: the new slots publish from {} on", slot_,
+            ctx_.stop_at->ToString(), lsn.ToString());
+  at_cut_ = true;
+  return true;
+}
+
+void SlotStream::CheckKeepaliveCut() {
+  if (!ctx_.stop_at || at_cut_ || !waiting_.empty() || changes_.InTransaction() ||
+      session_->keepalive_lsn() < *ctx_.stop_at) {
+    return;
+  }
+  log::Info("slot {} reached the resharding cut {} (the walsender sent everything before {})",
+            slot_, ctx_.stop_at->ToString(), session_->keepalive_lsn().ToString());
+  at_cut_ = true;
+}
+
+bool SlotStream::SettledAtCut() const {
+  return at_cut_ && !HasOutstanding() && !closed_ && !publisher_.transaction_open();
 }
 
 absl::Status SlotStream::HandleWaiting() {
   for (int i = 0; i < kMaxMessagesPerRound && !waiting_.empty() && !closed_; ++i) {
     if (finishing_ && !changes_.InTransaction()) break;  // Stopping: no new transaction.
+    if (at_cut_ || ReachesCut(waiting_.front())) break;
     absl::Status s = changes_.Handle(waiting_.front());
     if (absl::IsResourceExhausted(s)) return absl::OkStatus();
     waiting_bytes_ -= waiting_.front().data.size();
@@ -255,6 +293,7 @@ absl::Status SlotStream::ReadReplication() {
       Wait(std::move(**wal));
       continue;
     }
+    if (ReachesCut(**wal)) return absl::OkStatus();
     absl::Status s = changes_.Handle(**wal);
     if (absl::IsResourceExhausted(s)) {
       Wait(std::move(**wal));

@@ -70,6 +70,9 @@ class SlotStream {
   // hands the position record for it to the publisher (flush it before the publisher goes).
   absl::Status SendFinalStatus();
   Lsn confirmed_lsn() const { return session_->confirmed_lsn(); }
+  // Resharding (RelayContext::stop_at): every transaction committing before the cut was read,
+  // nothing after it, and Kafka acknowledged (exactly_once: committed) all of it.
+  bool SettledAtCut() const;
   const std::string& slot() const { return slot_; }
 
  private:
@@ -85,6 +88,12 @@ class SlotStream {
   void Wait(WalMessage wal);
   absl::Status ReadReplication();
   void LogProgress(std::chrono::steady_clock::time_point now);
+  // Resharding: true once `wal`, outside a transaction, starts past the cut (a Begin whose
+  // commit is at or after it, or a message outside transactions). The stream reads no more:
+  // that and what follows belong to the new slots.
+  bool ReachesCut(const WalMessage& wal);
+  // Resharding: a keepalive past the cut with nothing left to handle also reaches it.
+  void CheckKeepaliveCut();
   // Hands the position record for the confirmed LSN to the publisher when it moved: quickly
   // until the first is written (a failover right after start-up already finds one), then at
   // most once per interval.
@@ -120,6 +129,7 @@ class SlotStream {
   };
   std::optional<ClosedTransaction> closed_;
   bool finishing_ = false;     // See FinishOpenTransaction().
+  bool at_cut_ = false;        // See ReachesCut().
   bool split_logged_ = false;  // For the open Postgres transaction.
   std::chrono::steady_clock::time_point next_progress_;
   uint64_t progress_published_ = 0;  // Events published at the last progress line.

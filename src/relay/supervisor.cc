@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -38,7 +39,8 @@ RelayContext SlotContextOf(const RelayContext& ctx, const SlotBinding& slot) {
                    .slot_check = ctx.slot_check,
                    .positions = slot.positions,
                    .notifier = ctx.notifier,
-                   .parallel_slots = {}};
+                   .parallel_slots = {},
+                   .stop_at = ctx.stop_at};
   out.connectors.replication = slot.replication;
   return out;
 }
@@ -65,8 +67,19 @@ absl::Status RunWithPublishers(RelayContext& ctx, const std::vector<Publisher*>&
     streams.emplace_back(slot_contexts.emplace_back(SlotContextOf(ctx, ctx.parallel_slots[i])),
                          publisher, encoder, ctx.parallel_slots[i].slot);
   }
-  absl::Status status = RunLoop(ctx, publishers, streams);
-  if (status.ok() && ctx.stop.requested()) status = Shutdown(ctx, publishers, streams);
+  LoopOptions options;
+  if (ctx.stop_at) {
+    options.done = [&streams] {
+      return std::all_of(streams.begin(), streams.end(), [](const StreamSupervisor& s) {
+        return s.stream() != nullptr && s.stream()->SettledAtCut();
+      });
+    };
+  }
+  absl::Status status = RunLoop(ctx, publishers, streams, options);
+  // At the cut nothing is left to drain: the shutdown only sends the final confirmations.
+  if (status.ok() && (ctx.stop.requested() || ctx.stop_at)) {
+    status = Shutdown(ctx, publishers, streams);
+  }
   const std::string reason = status.ok() ? "stopped" : std::string(MessageOf(status));
   // Each slot's part too, so that the next run's "streaming" is a change the join reports.
   for (const SlotBinding& slot : ctx.parallel_slots) {

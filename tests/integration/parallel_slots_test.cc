@@ -76,6 +76,107 @@ class ParallelSlotsTest : public OutboxdTest {
     return lines;
   }
 
+  // Once every slot of the configured family confirmed the last commit, reads `topics` back
+  // with `consumer` settings and checks that nothing written by `results` is missing,
+  // unexpected or reordered per aggregate; duplicates are only counted in `report`.
+  void ReadEverythingBack(OutboxdProcess& process, const std::vector<WriterResult>& results,
+                          const std::vector<std::string>& topics,
+                          const std::map<std::string, std::string>& consumer,
+                          DeliveryReport& report) {
+    std::vector<ExpectedEvent> expected;
+    absl::flat_hash_set<std::string> rolled_back;
+    for (const WriterResult& r : results) {
+      expected.insert(expected.end(), r.committed.begin(), r.committed.end());
+      rolled_back.insert(r.rolled_back_ids.begin(), r.rolled_back_ids.end());
+    }
+    // Every slot passes the last commit: Kafka then holds every event.
+    IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
+    for (const std::string& slot : Slots()) {
+      EXPECT_TRUE(WaitForSlotConfirmed(pg(), slot, end, absl::Seconds(90)))
+          << slot << " did not confirm " << FormatLsn(end) << "\n"
+          << Tail(process);
+    }
+    IT_ASSERT_OK_AND_ASSIGN(
+        std::vector<KafkaRecord> records,
+        ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)},
+                             consumer));
+    report = CheckDelivery(expected, records, rolled_back);
+    EXPECT_GT(report.expected, 0u);
+    EXPECT_EQ(report.missing, 0u) << report.Summary();
+    EXPECT_EQ(report.unexpected, 0u) << report.Summary();
+    EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
+    EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
+    EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+  }
+
+  // Resharding under load (pg/reshard.h): 1 -> 4 slots at a restart, then 4 -> 2 with a
+  // kill -9 in the middle of it; the writers never stop. Reads back with `consumer` settings
+  // (ReadEverythingBack) and checks that only the final family of slots is left.
+  void ReshardOneToFourToTwo(const std::map<std::string, std::string>& consumer,
+                             DeliveryReport& report) {
+    config().parallel_slots = 1;
+    IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
+    LoadSpec spec = NewLoadSpec(/*writers=*/4);
+    spec.aggregates = 40;
+    spec.max_rows_per_tx = 10;
+    spec.rollback_one_in = 10;
+    spec.rows_per_writer = -1;  // until stopped
+    spec.pause_between_tx = absl::Milliseconds(2);
+    spec.seed = 23;
+    const std::vector<std::string> topics = LoadTopics();
+    std::vector<WriterResult> results;
+    WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);
+    absl::SleepFor(absl::Seconds(3));
+    IT_ASSERT_OK_AND_ASSIGN(ExitStatus stopped, first->Stop(absl::Seconds(30)));
+    EXPECT_TRUE(stopped.ExitedZero()) << stopped.ToString() << "\n" << Tail(*first);
+
+    config().parallel_slots = 4;
+    IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * second, StartOutboxd(absl::Seconds(90)));
+    // Two hops: through the transit family, then back to the configured names.
+    EXPECT_GT(CountLinesContaining(
+                  second->log_path(),
+                  absl::StrCat("from 1 slot(s) ", slot(), " to 4 slot(s) ", slot(), "_reshard")),
+              0)
+        << Tail(*second);
+    EXPECT_GT(
+        CountLinesContaining(second->log_path(), absl::StrCat("from 4 slot(s) ", slot(),
+                                                              "_reshard to 4 slot(s) ", slot())),
+        0)
+        << Tail(*second);
+    absl::SleepFor(absl::Seconds(3));
+    IT_ASSERT_OK_AND_ASSIGN(stopped, second->Stop(absl::Seconds(30)));
+    EXPECT_TRUE(stopped.ExitedZero()) << stopped.ToString() << "\n" << Tail(*second);
+
+    config().parallel_slots = 2;
+    absl::SleepFor(absl::Seconds(2));  // A backlog for the old slots to publish up to the cut.
+    IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * third, LaunchOutboxd());
+    const std::string source_streaming = absl::StrCat("streaming slot ", slot(), "_0 ");
+    ASSERT_TRUE(
+        WaitUntil([&] { return CountLinesContaining(third->log_path(), source_streaming) > 0; },
+                  absl::Seconds(30)))
+        << Tail(*third);
+    absl::SleepFor(absl::Milliseconds(150));  // Inside the old slots' run to the cut.
+    std::cout << "[reshard] outboxd #3 kill -9 while resharding 4 -> 2: "
+              << third->Kill().ToString() << "\n";
+    IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * fourth, StartOutboxd(absl::Seconds(90)));
+    absl::SleepFor(absl::Seconds(3));
+    writers.RequestStop();
+    IT_ASSERT_OK(writers.Join());
+    ReadEverythingBack(*fourth, results, topics, consumer, report);
+
+    IT_ASSERT_OK_AND_ASSIGN(
+        std::vector<PgRow> rows,
+        admin().Query("SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE $1 "
+                      "ORDER BY 1",
+                      {absl::StrCat(slot(), "%")}));
+    std::vector<std::string> left;
+    for (const PgRow& row : rows) left.push_back(row[0].value_or(""));
+    EXPECT_THAT(left, testing::ElementsAreArray(Slots()));
+    EXPECT_TRUE(fourth->Running()) << "outboxd #4 exited\n" << Tail(*fourth);
+    IT_ASSERT_OK_AND_ASSIGN(ExitStatus exit, fourth->Stop(absl::Seconds(30)));
+    EXPECT_TRUE(exit.ExitedZero()) << exit.ToString();
+  }
+
   // Four slots under load from four writers; outboxd is killed with SIGKILL after 3 s and a
   // second one takes over. Reads every topic back with `consumer` settings once each slot
   // confirmed the last commit; checks nothing is missing, unexpected or reordered per aggregate.
@@ -101,31 +202,7 @@ class ParallelSlotsTest : public OutboxdTest {
     absl::SleepFor(absl::Seconds(3));
     writers.RequestStop();
     IT_ASSERT_OK(writers.Join());
-
-    std::vector<ExpectedEvent> expected;
-    absl::flat_hash_set<std::string> rolled_back;
-    for (const WriterResult& r : results) {
-      expected.insert(expected.end(), r.committed.begin(), r.committed.end());
-      rolled_back.insert(r.rolled_back_ids.begin(), r.rolled_back_ids.end());
-    }
-    // Every slot passes the last commit: Kafka then holds every event.
-    IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
-    for (const std::string& slot : Slots()) {
-      EXPECT_TRUE(WaitForSlotConfirmed(pg(), slot, end, absl::Seconds(90)))
-          << slot << " did not confirm " << FormatLsn(end) << "\n"
-          << Tail(*second);
-    }
-    IT_ASSERT_OK_AND_ASSIGN(
-        std::vector<KafkaRecord> records,
-        ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)},
-                             consumer));
-    report = CheckDelivery(expected, records, rolled_back);
-    EXPECT_GT(report.expected, 0u);
-    EXPECT_EQ(report.missing, 0u) << report.Summary();
-    EXPECT_EQ(report.unexpected, 0u) << report.Summary();
-    EXPECT_EQ(report.wrong_content, 0u) << report.Summary();
-    EXPECT_EQ(report.split_aggregates, 0u) << report.Summary();
-    EXPECT_EQ(report.order_violations, 0u) << report.Summary();
+    ReadEverythingBack(*second, results, topics, consumer, report);
     // Each slot streamed its share.
     for (const std::string& slot : Slots()) {
       EXPECT_GT(CountLinesContaining(second->log_path(), absl::StrCat("streaming slot ", slot)), 0)
@@ -310,14 +387,7 @@ TEST_F(ParallelSlotsTest, RowFiltersMissingBefore15AreRefused) {
             0);
 }
 
-TEST_F(ParallelSlotsTest, TheSingleSlotLeftAloneIsRefused) {
-  IT_ASSERT_OK(admin().Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
-                                         QuoteLiteral(slot()), ", 'pgoutput')")));
-  config().parallel_slots = kSlots;
-  RefusedWith(absl::StrCat("replication slot(s) ", slot(),
-                           " exist, which [postgres] parallel_slots = 4 does not use"));
-}
-
+// A lone slot of another count is no complete family resharding could move from.
 TEST_F(ParallelSlotsTest, ASlotOfALargerCountIsRefused) {
   IT_ASSERT_OK(
       admin().Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
@@ -352,6 +422,25 @@ TEST_F(ParallelSlotsTest, FourSlotsExactlyOnceThroughAKill9HaveNoDuplicates) {
   FourSlotsThroughAKill9({{"isolation.level", "read_committed"}}, report);
   EXPECT_EQ(report.duplicates, 0u) << report.Summary();
   std::cout << "[parallel] 4 slots, exactly_once, kill -9: " << report.Summary() << "\n";
+}
+
+// Resharding 1 -> 4 -> 2 under load, through a kill -9: nothing missing or reordered within an
+// aggregate; the kill -9 may replay (at-least-once).
+TEST_F(ParallelSlotsTest, ReshardsOneToFourToTwoUnderLoad) {
+  DeliveryReport report;
+  ReshardOneToFourToTwo({}, report);
+  std::cout << "[reshard] 1 -> 4 -> 2 under load: " << report.Summary()
+            << " (duplicates allowed: a kill -9)\n";
+}
+
+// exactly_once: each family's slots commit their own transactions with their position records,
+// so a read_committed consumer sees every event once, the kill -9 included.
+TEST_F(ParallelSlotsTest, ReshardsOneToFourToTwoExactlyOnceWithoutDuplicates) {
+  config().delivery = "exactly_once";
+  DeliveryReport report;
+  ReshardOneToFourToTwo({{"isolation.level", "read_committed"}}, report);
+  EXPECT_EQ(report.duplicates, 0u) << report.Summary();
+  std::cout << "[reshard] 1 -> 4 -> 2, exactly_once: " << report.Summary() << "\n";
 }
 
 }  // namespace

@@ -81,12 +81,18 @@ void OutboxdTest::TearDown() {
   if (admin_ == nullptr) return;
   IT_EXPECT_OK(DropSlotIfExists(*admin_, slot_, absl::Seconds(20)));
   IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP PUBLICATION IF EXISTS ", QuoteIdent(publication_))));
-  // Parallel slots' families, and the strays tests make next to them.
-  for (int i = 0; i < std::max(config_.parallel_slots, kMaxFamilyCleanedUp); ++i) {
-    IT_EXPECT_OK(DropSlotIfExists(*admin_, absl::StrCat(slot_, "_", i), absl::Seconds(20)));
-    IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP PUBLICATION IF EXISTS ",
-                                           QuoteIdent(absl::StrCat(publication_, "_", i)))));
+  // Parallel slots' families, resharding's transit families (pg/reshard.h), and the strays
+  // tests make next to them.
+  IT_EXPECT_OK(DropSlotIfExists(*admin_, absl::StrCat(slot_, "_reshard"), absl::Seconds(20)));
+  for (const std::string infix : {"_", "_reshard_"}) {
+    for (int i = 0; i < std::max(config_.parallel_slots, kMaxFamilyCleanedUp); ++i) {
+      IT_EXPECT_OK(DropSlotIfExists(*admin_, absl::StrCat(slot_, infix, i), absl::Seconds(20)));
+      IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP PUBLICATION IF EXISTS ",
+                                             QuoteIdent(absl::StrCat(publication_, infix, i)))));
+    }
   }
+  IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP PUBLICATION IF EXISTS ",
+                                         QuoteIdent(absl::StrCat(publication_, "_reshard")))));
   extra_tables_.push_back(table_);
   for (const std::string& t : extra_tables_) {
     IT_EXPECT_OK(admin_->Exec(absl::StrCat("DROP TABLE IF EXISTS public.", QuoteIdent(t))));
