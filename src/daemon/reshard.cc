@@ -1,6 +1,9 @@
 #include "daemon/reshard.h"
 
+#include <poll.h>
+
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -78,40 +81,61 @@ absl::Status RunHop(const config::Config& config, const pg::ReshardHop& hop,
   return pg::DropPublications(*sql, hop.source);
 }
 
+// One step of the plan; OK with `done` once nothing is left to do.
+absl::Status NextStep(const config::Config& config, const RunToCut& run_to_cut,
+                      relay::StopSignal& stop, bool& done) {
+  const pg::SlotFamily configured = FamilyOf(config.postgres);
+  auto sql = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd reshard");
+  if (!sql.ok()) return sql.status();
+  auto existing = pg::ListReshardSlots(*sql, configured);
+  if (!existing.ok()) return existing.status();
+  auto step = pg::PlanReshardStep(configured, *existing);
+  if (!step.ok()) return step.status();
+  if (!step->drop.empty()) {
+    log::Info(
+        "resharding: dropping {}, left by an interrupted resharding (never streamed, or "
+        "already past the cut)",
+        fmt::join(step->drop, ", "));
+    if (auto s = pg::DropSlots(*sql, step->drop); !s.ok()) return s;
+    std::erase_if(*existing, [&](const std::string& slot) {
+      return std::find(step->drop.begin(), step->drop.end(), slot) != step->drop.end();
+    });
+  }
+  // Leftovers dropped without a hop: the next call plans again.
+  done = !step->hop && step->drop.empty();
+  if (!step->hop) return absl::OkStatus();
+  log::Info("resharding for [postgres] parallel_slots = {}: from {} slot(s) {} to {} slot(s) {}",
+            configured.count, step->hop->source.count, step->hop->source.slot,
+            step->hop->target.count, step->hop->target.slot);
+  return RunHop(config, *step->hop, *existing, run_to_cut, stop);
+}
+
+// Sleeps for `delay` unless a stop is requested first; returns true when asked to stop.
+bool WaitOrStop(relay::StopSignal& stop, std::chrono::milliseconds delay) {
+  pollfd fd{.fd = stop.fd(), .events = POLLIN, .revents = 0};
+  if (::poll(&fd, 1, static_cast<int>(delay.count())) > 0) stop.Consume();
+  return stop.requested();
+}
+
 }  // namespace
 
 absl::Status Reshard(const config::Config& config, const RunToCut& run_to_cut,
                      relay::StopSignal& stop) {
   // Slots outboxd may not create are the operator's: set-up judges them as they are.
   if (!config.postgres.create_slot) return absl::OkStatus();
-  const pg::SlotFamily configured = FamilyOf(config.postgres);
+  auto delay = std::chrono::milliseconds(500);
   while (!stop.requested()) {
-    auto sql = pg::Connection::OpenOrdinary(config.postgres.conninfo, "outboxd reshard");
-    if (!sql.ok()) return sql.status();
-    auto existing = pg::ListReshardSlots(*sql, configured);
-    if (!existing.ok()) return existing.status();
-    auto step = pg::PlanReshardStep(configured, *existing);
-    if (!step.ok()) return step.status();
-    if (!step->drop.empty()) {
-      log::Info(
-          "resharding: dropping {}, left by an interrupted resharding (never streamed, or "
-          "already past the cut)",
-          fmt::join(step->drop, ", "));
-      if (auto s = pg::DropSlots(*sql, step->drop); !s.ok()) return s;
-      std::erase_if(*existing, [&](const std::string& slot) {
-        return std::find(step->drop.begin(), step->drop.end(), slot) != step->drop.end();
-      });
-    }
-    if (!step->hop) {
-      if (step->drop.empty()) return absl::OkStatus();
-      continue;  // Leftovers gone: plan again.
-    }
-    log::Info("resharding for [postgres] parallel_slots = {}: from {} slot(s) {} to {} slot(s) {}",
-              configured.count, step->hop->source.count, step->hop->source.slot,
-              step->hop->target.count, step->hop->target.slot);
-    if (auto s = RunHop(config, *step->hop, *existing, run_to_cut, stop); !s.ok()) {
+    bool done = false;
+    const absl::Status s = NextStep(config, run_to_cut, stop, done);
+    if (done) return absl::OkStatus();
+    if (s.ok()) continue;
+    // Postgres down or restarting: every step can be taken again, so wait and retry.
+    if (!absl::IsUnavailable(s)) {
       return Annotate(s, "resharding (starting outboxd again goes on where it stopped)");
     }
+    log::Warn("resharding: {}; trying again in {} ms", MessageOf(s), delay.count());
+    if (WaitOrStop(stop, delay)) break;
+    delay = std::min(delay * 2, std::chrono::milliseconds(10'000));
   }
   return absl::OkStatus();
 }

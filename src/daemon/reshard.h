@@ -17,8 +17,9 @@ using RunToCut = std::function<absl::Status(const config::Config& family, Lsn cu
 
 // Runs every hop PlanReshardStep gives until the family of `config` is the one that exists;
 // OK at once when it is (or when there is none yet). Each hop creates the target slots, runs
-// the source family to the cut through `run_to_cut`, then drops it. Returns early, OK, when
-// `stop` is requested: the next start goes on where this one stopped.
+// the source family to the cut through `run_to_cut`, then drops it. While Postgres is
+// unreachable (Unavailable) it retries with back-off. Returns early, OK, when `stop` is
+// requested: the next start goes on where this one stopped.
 absl::Status Reshard(const config::Config& config, const RunToCut& run_to_cut,
                      relay::StopSignal& stop);
 

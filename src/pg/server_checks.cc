@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "pg/reshard.h"
 
 namespace outboxd::pg {
 namespace {
@@ -46,6 +47,7 @@ class ServerChecker {
     if (!CheckRole()) return;
     CheckSettings();
     for (const QualifiedTable& t : options_.tables) CheckTable(t);
+    if (ReshardPending()) return;
     if (options_.partition.count > 1) {
       CheckParallelSlots();
       return;
@@ -291,6 +293,34 @@ class ServerChecker {
                                                  : Concat("covers the tables, inserts only, WHERE ",
                                                           filters->front())));
     }
+  }
+
+  // True when the slots that exist are another count than the configured one: `run` reshards
+  // first (pg/reshard.h), creating the configured slots, so their checks would say nothing.
+  bool ReshardPending() {
+    if (!options_.create_missing) return false;
+    const SlotFamily configured{.slot = options_.slot,
+                                .publication = options_.publication,
+                                .count = options_.partition.count};
+    auto existing = ListReshardSlots(conn_, configured);
+    if (!Ok(existing.status(), "resharding")) return true;
+    auto step = PlanReshardStep(configured, *existing);
+    if (!step.ok()) {
+      out_.push_back(FromError("resharding", step.status(), ""));
+      return true;
+    }
+    if (!step->hop && step->drop.empty()) return false;
+    std::vector<std::string> slots = *existing;
+    std::sort(slots.begin(), slots.end());
+    if (auto s = CheckRowFilterSupport(PQserverVersion(conn_.raw()), configured.count); !s.ok()) {
+      out_.push_back(FromError("resharding", s, ""));
+      return true;
+    }
+    out_.push_back(Pass(
+        "resharding", fmt::format("slots {} exist: run moves them to parallel_slots = {} before it "
+                                  "streams, losing nothing (docs/operating.md, \"Resharding\")",
+                                  fmt::join(slots, ", "), configured.count)));
+    return true;
   }
 
   // PG 15+ and the slot family, then each slot's publication and slot, as for one slot.

@@ -387,6 +387,26 @@ TEST_F(ParallelSlotsTest, RowFiltersMissingBefore15AreRefused) {
             0);
 }
 
+// `check` before a resharding says what `run` will do instead of judging slots it will create.
+TEST_F(ParallelSlotsTest, CheckSaysARunWillReshard) {
+  IT_ASSERT_OK(admin().Exec(absl::StrCat("SELECT pg_create_logical_replication_slot(",
+                                         QuoteLiteral(slot()), ", 'pgoutput')")));
+  config().parallel_slots = kSlots;
+  const std::string config_path = absl::StrCat(log_dir(), "/outboxd.toml");
+  IT_ASSERT_OK(WriteConfig(config(), config_path));
+  IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * check,
+                          LaunchOutboxdWith({"check", "--config", config_path}));
+  IT_ASSERT_OK_AND_ASSIGN(ExitStatus checked, check->WaitForExit(absl::Seconds(60)));
+  EXPECT_EQ(CountLinesContaining(check->log_path(),
+                                 absl::StrCat("PASS resharding: slots ", slot(),
+                                              " exist: run moves them to parallel_slots = 4")),
+            1)
+      << Tail(*check, 60);
+  EXPECT_EQ(CountLinesContaining(check->log_path(), "parallel_slots = 4: replication slot(s)"), 0)
+      << Tail(*check, 60);
+  std::cout << "[parallel] check before resharding exited " << checked.ToString() << "\n";
+}
+
 // A lone slot of another count is no complete family resharding could move from.
 TEST_F(ParallelSlotsTest, ASlotOfALargerCountIsRefused) {
   IT_ASSERT_OK(
