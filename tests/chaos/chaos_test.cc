@@ -297,6 +297,53 @@ TEST_F(ChaosTest, PausedWhileASecondInstanceTakesOver) {
   VerifyAndRecord("SIGSTOP + second instance", pauses, load, started, fmt::format("seed={}", seed));
 }
 
+// Resharding (pg/reshard.h) again and again under load: each fault restarts outboxd with
+// another parallel_slots, after a clean stop or a kill -9, and half the time kills it again at
+// a random moment of the resharding that follows. PostgreSQL 15+ (row filters).
+TEST_F(ChaosTest, ReshardedAtRandomMoments) {
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient * admin, Admin());
+  IT_ASSERT_OK_AND_ASSIGN(const int64_t version, admin->QueryInt("SHOW server_version_num"));
+  if (version < 150000) GTEST_SKIP() << "parallel slots need row filters (PostgreSQL 15+)";
+  const int reshards = LongMode() ? 40 : 6;
+  const uint64_t seed = Seed(1212);
+  std::mt19937_64 rng(seed);
+  const absl::Time started = absl::Now();
+  IT_ASSERT_OK(Launch().status());
+  IT_ASSERT_OK(WaitStreaming());
+  ChaosLoad load(LoadSpec(seed));
+
+  int count = config().parallel_slots;
+  std::string counts = std::to_string(count);
+  int kills = 0;
+  for (int i = 0; i < reshards; ++i) {
+    absl::SleepFor(Between(rng, 500, 3000));
+    ExpectAlive(fmt::format("before resharding {}", i + 1));
+    int next = count;
+    while (next == count) next = std::uniform_int_distribution<int>(1, 4)(rng);
+    if (std::uniform_int_distribution<int>(0, 1)(rng) == 0) {
+      KillCurrent();
+      ++kills;
+    } else {
+      IT_ASSERT_OK_AND_ASSIGN(it::ExitStatus exit, current()->Stop(absl::Seconds(30)));
+      EXPECT_TRUE(exit.ExitedZero())
+          << "stopping before resharding " << i + 1 << ": " << exit.ToString();
+    }
+    SetSlotCount(next);
+    IT_ASSERT_OK(Launch().status());
+    if (std::uniform_int_distribution<int>(0, 1)(rng) == 0) {
+      absl::SleepFor(Between(rng, 50, 1500));  // Anywhere in the resharding, or just after.
+      KillCurrent();
+      ++kills;
+      IT_ASSERT_OK(Launch().status());
+    }
+    count = next;
+    counts += fmt::format(" -> {}", count);
+  }
+  absl::SleepFor(absl::Seconds(2));
+  VerifyAndRecord("resharding at random moments", reshards, load, started,
+                  fmt::format("seed={}, parallel_slots {}, {} kill -9", seed, counts, kills));
+}
+
 TEST_F(ChaosTest, AllFaultsMixed) {
   constexpr int kLongOutageMs = 12000;
   const int faults = LongMode() ? 120 : 30;

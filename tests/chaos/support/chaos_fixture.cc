@@ -79,11 +79,7 @@ void ChaosTest::SetUp() {
   }
   if (parallel_slots > 0) config_.parallel_slots = parallel_slots;
   ASSERT_GE(config_.parallel_slots, 1) << "the number of parallel slots must be a count";
-  for (int i = 0; i < config_.parallel_slots; ++i) {
-    const bool one = config_.parallel_slots == 1;
-    slots_.push_back(one ? slot_ : fmt::format("{}_{}", slot_, i));
-    publications_.push_back(one ? publication_ : fmt::format("{}_{}", publication_, i));
-  }
+  SetSlotCount(config_.parallel_slots);
   topic_prefix_ = tag_;
   dead_letter_topic_ = tag_ + ".dlq";
   log_dir_ = (std::filesystem::path(env_.log_dir) / tag_).string();
@@ -118,6 +114,34 @@ void ChaosTest::SetUp() {
   if (exactly_once) config_.delivery = "exactly_once";
 }
 
+namespace {
+
+// The values of `column` in `catalog` equal to `base` or starting with "<base>_".
+std::vector<std::string> Names(it::PgClient& admin, const std::string& column,
+                               const std::string& catalog, const std::string& base) {
+  absl::StatusOr<std::vector<it::PgRow>> rows =
+      admin.Query(fmt::format("SELECT {0} FROM {1} WHERE {0} = $1 OR {0} LIKE $2", column, catalog),
+                  {base, base + "\\_%"});
+  EXPECT_TRUE(rows.ok()) << "listing " << catalog << ": " << rows.status();
+  std::vector<std::string> out;
+  if (rows.ok()) {
+    for (const it::PgRow& row : *rows) out.push_back(row[0].value_or(""));
+  }
+  return out;
+}
+
+}  // namespace
+
+void ChaosTest::SetSlotCount(int count) {
+  config_.parallel_slots = count;
+  slots_.clear();
+  publications_.clear();
+  for (int i = 0; i < count; ++i) {
+    slots_.push_back(count == 1 ? slot_ : fmt::format("{}_{}", slot_, i));
+    publications_.push_back(count == 1 ? publication_ : fmt::format("{}_{}", publication_, i));
+  }
+}
+
 void ChaosTest::TearDown() {
   if (HasFailure()) {
     const size_t first =
@@ -138,10 +162,14 @@ void ChaosTest::TearDown() {
   if (!env_.pg_admin_conninfo.empty()) {
     absl::StatusOr<it::PgClient*> admin = Admin();
     if (admin.ok()) {
-      for (size_t i = 0; i < slots_.size(); ++i) {
-        IT_EXPECT_OK(it::DropSlotIfExists(**admin, slots_[i], absl::Seconds(30)));
-        IT_EXPECT_OK((*admin)->Exec(
-            fmt::format("DROP PUBLICATION IF EXISTS {}", it::QuoteIdent(publications_[i]))));
+      // Every family a resharding scenario may leave: the configured one and the transit one
+      // (pg/reshard.h) of each count. "\_" is a literal underscore in LIKE.
+      for (const std::string& name : Names(**admin, "slot_name", "pg_replication_slots", slot_)) {
+        IT_EXPECT_OK(it::DropSlotIfExists(**admin, name, absl::Seconds(30)));
+      }
+      for (const std::string& name : Names(**admin, "pubname", "pg_publication", publication_)) {
+        IT_EXPECT_OK(
+            (*admin)->Exec(fmt::format("DROP PUBLICATION IF EXISTS {}", it::QuoteIdent(name))));
       }
       IT_EXPECT_OK(
           (*admin)->Exec(fmt::format("DROP TABLE IF EXISTS public.{}", it::QuoteIdent(table_))));

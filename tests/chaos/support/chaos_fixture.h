@@ -66,6 +66,8 @@ class ChaosTest : public ::testing::Test {
   // Creates "<prefix>.<aggregatetype>" (deleted at the end) and returns its name.
   absl::StatusOr<std::string> AddTopic(const std::string& aggregatetype, int partitions);
 
+  // [postgres] parallel_slots for the next Launch, and slots() to match (resharding).
+  void SetSlotCount(int count);
   // The config outboxd runs with; adjust before Launch.
   it::OutboxdConfig& config() { return config_; }
   // Defaults for this test's load: 4 writers, 60 aggregates, 1..50 rows, 1 in 10 rolled back,
