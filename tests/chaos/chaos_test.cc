@@ -340,6 +340,7 @@ TEST_F(ChaosTest, ReshardedAtRandomMoments) {
     counts += fmt::format(" -> {}", count);
   }
   absl::SleepFor(absl::Seconds(2));
+  IT_ASSERT_OK(WaitOnlySlotsLeft(absl::Seconds(120)));
   VerifyAndRecord("resharding at random moments", reshards, load, started,
                   fmt::format("seed={}, parallel_slots {}, {} kill -9", seed, counts, kills));
 }

@@ -67,30 +67,9 @@ void RestartTest::RunScenario(StopHow how, DeliveryReport& report) {
   writers.RequestStop();
   IT_ASSERT_OK(writers.Join());
 
-  std::vector<ExpectedEvent> expected;
-  absl::flat_hash_set<std::string> rolled_back;
-  for (const WriterResult& r : results) {
-    expected.insert(expected.end(), r.committed.begin(), r.committed.end());
-    rolled_back.insert(r.rolled_back_ids.begin(), r.rolled_back_ids.end());
-  }
-  // Wait until the slot passes the last commit: then Kafka has acknowledged every event, and
-  // the read below cannot stop early on a count that includes kill -9's duplicates.
-  IT_ASSERT_OK_AND_ASSIGN(const int64_t end, CurrentWalPosition(pg()));
-  int64_t confirmed = 0;
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        absl::StatusOr<std::optional<int64_t>> c = SlotConfirmedPosition(pg(), slot());
-        if (c.ok() && c->has_value()) confirmed = **c;
-        return confirmed >= end;
-      },
-      absl::Seconds(90), absl::Milliseconds(100)))
-      << "confirmed_flush_lsn stayed at " << FormatLsn(confirmed) << ", below " << FormatLsn(end)
-      << "\n"
-      << Tail(*second);
-  IT_ASSERT_OK_AND_ASSIGN(
-      std::vector<KafkaRecord> records,
-      ConsumeFromBeginning(env().kafka_bootstrap, {topics, expected.size(), absl::Seconds(90)}));
-  report = CheckDelivery(expected, records, rolled_back);
+  absl::StatusOr<DeliveryReport> checked = ReadBackAndCheck(results, topics);
+  ASSERT_TRUE(checked.ok()) << checked.status() << "\n" << Tail(*second);
+  report = *checked;
 
   EXPECT_TRUE(second->Running()) << "outboxd #2 exited";
   IT_ASSERT_OK_AND_ASSIGN(ExitStatus exit, second->Stop(absl::Seconds(30)));

@@ -14,6 +14,7 @@
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "harness/fixture.h"
 #include "harness/kafka_admin.h"
 #include "harness/kafka_consumer.h"
@@ -131,6 +132,24 @@ std::vector<std::string> Names(it::PgClient& admin, const std::string& column,
 }
 
 }  // namespace
+
+absl::Status ChaosTest::WaitOnlySlotsLeft(absl::Duration timeout) {
+  std::vector<std::string> left;
+  const bool done = it::WaitUntil(
+      [&] {
+        absl::StatusOr<it::PgClient*> admin = Admin();
+        if (!admin.ok()) return false;
+        left = Names(**admin, "slot_name", "pg_replication_slots", slot_);
+        std::vector<std::string> expected = slots_;
+        std::sort(left.begin(), left.end());
+        std::sort(expected.begin(), expected.end());
+        return left == expected;
+      },
+      timeout);
+  if (done) return absl::OkStatus();
+  return absl::DeadlineExceededError(fmt::format("slots {} still exist, not only {}",
+                                                 fmt::join(left, ", "), fmt::join(slots_, ", ")));
+}
 
 void ChaosTest::SetSlotCount(int count) {
   config_.parallel_slots = count;

@@ -68,6 +68,10 @@ class ChaosTest : public ::testing::Test {
 
   // [postgres] parallel_slots for the next Launch, and slots() to match (resharding).
   void SetSlotCount(int count);
+  // Waits until the slots of slot()'s families that exist are exactly slots(): a resharding
+  // under way has ended (its last slots are created, and its old ones dropped, after the
+  // events they publish are all in Kafka).
+  absl::Status WaitOnlySlotsLeft(absl::Duration timeout);
   // The config outboxd runs with; adjust before Launch.
   it::OutboxdConfig& config() { return config_; }
   // Defaults for this test's load: 4 writers, 60 aggregates, 1..50 rows, 1 in 10 rolled back,

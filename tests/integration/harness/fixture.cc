@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "harness/kafka_admin.h"
+#include "harness/kafka_consumer.h"
 #include "harness/log_tail.h"
 #include "harness/outbox_writer.h"
 #include "harness/slot.h"
@@ -130,6 +131,28 @@ std::vector<std::string> OutboxdTest::LoadTopics() {
   std::vector<std::string> topics;
   for (int i = 0; i < 5; ++i) topics.push_back(Topic(AggregateType(i)));
   return topics;
+}
+
+absl::StatusOr<DeliveryReport> OutboxdTest::ReadBackAndCheck(
+    const std::vector<WriterResult>& results, const std::vector<std::string>& topics,
+    const std::map<std::string, std::string>& consumer) {
+  std::vector<ExpectedEvent> expected;
+  absl::flat_hash_set<std::string> rolled_back;
+  for (const WriterResult& r : results) {
+    expected.insert(expected.end(), r.committed.begin(), r.committed.end());
+    rolled_back.insert(r.rolled_back_ids.begin(), r.rolled_back_ids.end());
+  }
+  IT_ASSIGN_OR_RETURN(const int64_t end, CurrentWalPosition(pg()));
+  for (const std::string& slot : Slots()) {
+    if (!WaitForSlotConfirmed(pg(), slot, end, absl::Seconds(90))) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("slot ", slot, " did not confirm ", FormatLsn(end), " within 90 s"));
+    }
+  }
+  IT_ASSIGN_OR_RETURN(std::vector<KafkaRecord> records,
+                      ConsumeFromBeginning(env().kafka_bootstrap,
+                                           {topics, expected.size(), absl::Seconds(90)}, consumer));
+  return CheckDelivery(expected, records, rolled_back);
 }
 
 std::string OutboxdTest::UniqueName(absl::string_view suffix) const {

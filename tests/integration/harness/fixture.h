@@ -2,6 +2,7 @@
 // The base fixture: one outbox table, slot, publication and topic prefix per test, the
 // outboxd processes it starts, and clean-up so nothing of it outlives the test.
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "harness/config_writer.h"
+#include "harness/delivery_check.h"
 #include "harness/env.h"
 #include "harness/outbox_writer.h"
 #include "harness/outboxd_process.h"
@@ -51,6 +53,13 @@ class OutboxdTest : public ::testing::Test {
   LoadSpec NewSteadyLoadSpec(int writers, int aggregates) const;
   // Topic() of each aggregate type a load writes (AggregateType(0) to AggregateType(4)).
   std::vector<std::string> LoadTopics();
+  // Once every slot of config() confirmed the WAL end of now (after the writers stopped: Kafka
+  // then acknowledged every event, so the read cannot stop early on a count that includes
+  // replays), reads `topics` back with `consumer` settings and checks them against what
+  // `results` committed (CheckDelivery). DeadlineExceeded naming the slot that lagged.
+  absl::StatusOr<DeliveryReport> ReadBackAndCheck(
+      const std::vector<WriterResult>& results, const std::vector<std::string>& topics,
+      const std::map<std::string, std::string>& consumer = {});
   // Registers an extra table (unqualified) to drop at the end.
   void DropAtEnd(const std::string& table) { extra_tables_.push_back(table); }
 
