@@ -61,10 +61,11 @@ absl::Status SlotStream::Connect() {
     changes_.SkipPublishedUpTo(ctx_.positions->published_up_to(),
                                ctx_.positions->published_partial());
   }
-  const ConfirmSource& confirm_source =
-      publisher_.transactional() ? static_cast<const ConfirmSource&>(committed_) : tracker_;
+  confirm_source_.emplace(
+      publisher_.transactional() ? static_cast<const ConfirmSource&>(committed_) : tracker_,
+      waiting_);
   session_ = std::make_unique<ReplicationSession>(
-      std::move(*channel), confirm_source, ctx_.clock,
+      std::move(*channel), *confirm_source_, ctx_.clock,
       std::chrono::milliseconds(ctx_.config.postgres.status_interval_ms), ctx_.metrics,
       ctx_.metrics.Slot(slot_));
   next_progress_ = ctx_.clock.SteadyNow() + kProgressInterval;

@@ -19,6 +19,7 @@
 #include "relay/ack_tracker.h"
 #include "relay/change_handler.h"
 #include "relay/committed_position.h"
+#include "relay/confirm_source.h"
 #include "relay/context.h"
 #include "relay/publisher.h"
 #include "relay/replication_session.h"
@@ -110,6 +111,24 @@ class SlotStream {
   // with `wait`); the slot may confirm its position from then on.
   absl::Status FinishCommit(bool wait);
 
+  // What the session may confirm: the delivery side's answer (the tracker, or committed_ with
+  // exactly_once), but never idle while messages read wait unhandled in waiting_: a keepalive
+  // read behind them says the walsender sent them, not that Kafka has them.
+  class UnlessWaiting final : public ConfirmSource {
+   public:
+    UnlessWaiting(const ConfirmSource& delivery, const std::deque<WalMessage>& waiting)
+        : delivery_(delivery), waiting_(waiting) {}
+    Lsn safe_lsn() const override { return delivery_.safe_lsn(); }
+    bool Idle() const override { return delivery_.Idle() && waiting_.empty(); }
+    std::optional<int64_t> OldestPendingCommitTime() const override {
+      return delivery_.OldestPendingCommitTime();
+    }
+
+   private:
+    const ConfirmSource& delivery_;
+    const std::deque<WalMessage>& waiting_;
+  };
+
   RelayContext& ctx_;
   Publisher& publisher_;
   const std::string slot_;
@@ -122,6 +141,7 @@ class SlotStream {
   // ahead while a Kafka transaction commits (at most kReadAheadBytes).
   std::deque<WalMessage> waiting_;
   size_t waiting_bytes_ = 0;
+  std::optional<UnlessWaiting> confirm_source_;  // Set at Connect; the session's.
   // The closed Kafka transaction whose commit is under way, and what it lets the slot confirm.
   struct ClosedTransaction {
     Lsn lsn;

@@ -174,6 +174,9 @@ void ChaosTest::TearDown() {
   }
   sampler_.reset();
   processes_.clear();  // Kills what still runs.
+  // To look into a failure: the table and the topics stay (the slots still go: they pin WAL).
+  const bool keep = HasFailure() && std::getenv("OUTBOXD_CHAOS_KEEP_ON_FAILURE") != nullptr;
+  if (keep) std::cerr << "OUTBOXD_CHAOS_KEEP_ON_FAILURE: table " << table_ << " and topics kept\n";
   if (services_ != nullptr) {
     const absl::Status restored = services_->Restore();
     EXPECT_TRUE(restored.ok()) << "restarting the services: " << restored;
@@ -190,13 +193,15 @@ void ChaosTest::TearDown() {
         IT_EXPECT_OK(
             (*admin)->Exec(fmt::format("DROP PUBLICATION IF EXISTS {}", it::QuoteIdent(name))));
       }
-      IT_EXPECT_OK(
-          (*admin)->Exec(fmt::format("DROP TABLE IF EXISTS public.{}", it::QuoteIdent(table_))));
+      if (!keep) {
+        IT_EXPECT_OK(
+            (*admin)->Exec(fmt::format("DROP TABLE IF EXISTS public.{}", it::QuoteIdent(table_))));
+      }
     } else {
       ADD_FAILURE() << "cannot clean up (slot " << slot_ << " may pin WAL): " << admin.status();
     }
   }
-  if (!topics_.empty()) {
+  if (!topics_.empty() && !keep) {
     std::vector<std::string> all = topics_;
     all.insert(all.end(), extra_topics_.begin(), extra_topics_.end());
     all.push_back(dead_letter_topic_);
