@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""compare.py DEBEZIUM_DIR OUTBOXD_DIR DBZ_PREFIX OBX_PREFIX — compare two record dumps.
+"""compare.py DEBEZIUM_DIR OUTBOXD_DIR DBZ_PREFIX OBX_PREFIX [--registry URL] — compare two
+record dumps.
 
 Each DIR holds <topic>.jsonl files written by dump_records. For every topic, the records of
 each partition must match in order (so per-key order matches too): key bytes, value bytes and
@@ -10,12 +11,22 @@ times and are not compared. One difference is intentional (docs/migrating-from-d
 and counted apart: under StringConverter Debezium writes a bytea payload as the text
 java.nio.HeapByteBuffer[pos=0 lim=N cap=N], outboxd the N raw bytes. Prints a summary; exit 1
 on any other difference.
+
+With --registry (the avro set-ups: Confluent's AvroConverter on key and value), keys and values
+are Confluent's wire format. Both sides register under the same subjects of one registry, so a
+schema id is compared only for the statistics; instead each side's framing (magic 0, 4-byte id,
+nothing left after the datum), the subject its id is registered under (TopicNameStrategy:
+<topic>-key, <topic>-value), the schema text (as JSON) and the value decoded with fastavro must
+match.
 """
 import base64
+import io
 import json
 import os
 import re
+import struct
 import sys
+import urllib.request
 from collections import defaultdict
 
 HEAP_BUFFER = re.compile(rb"^java\.nio\.HeapByteBuffer\[pos=0 lim=(\d+) cap=\1\]$")
@@ -78,8 +89,70 @@ def intentional(a, b):
 INTENTIONAL = []
 
 
-def compare_record(a, b, sides, problems, where):
+class Registry:
+    """Schemas by id from a Confluent-compatible registry, decoded with fastavro."""
+
+    def __init__(self, url):
+        import fastavro  # only the avro set-ups need it
+        self.fastavro, self.url, self.schemas, self.subjects = fastavro, url, {}, {}
+        self.same_id = self.other_id = 0
+
+    def get(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def schema(self, schema_id):
+        if schema_id not in self.schemas:
+            text = self.get(f"/schemas/ids/{schema_id}")["schema"]
+            self.schemas[schema_id] = (text, self.fastavro.parse_schema(json.loads(text)))
+            self.subjects[schema_id] = {v["subject"] for v in
+                                        self.get(f"/schemas/ids/{schema_id}/versions")}
+        return self.schemas[schema_id]
+
+    def decode(self, b64, subject):
+        """(id, schema JSON, datum) of a framed record, or raises ValueError."""
+        framed = base64.b64decode(b64)
+        if len(framed) < 5 or framed[0] != 0:
+            raise ValueError(f"not Confluent's framing: {framed[:8].hex()}")
+        schema_id = struct.unpack(">I", framed[1:5])[0]
+        text, parsed = self.schema(schema_id)
+        if subject not in self.subjects[schema_id]:
+            raise ValueError(f"schema id {schema_id} is registered under "
+                             f"{sorted(self.subjects[schema_id])}, not {subject}")
+        body = io.BytesIO(framed[5:])
+        datum = self.fastavro.schemaless_reader(body, parsed)
+        if body.read():
+            raise ValueError(f"bytes left after the datum of schema id {schema_id}")
+        return schema_id, json.loads(text), datum
+
+    def compare(self, a, b, subject, field, problems, where):
+        if a is None or b is None:
+            if a != b:
+                problems.append(f"{where}: {field} null on one side: debezium {show(a)} "
+                                f"outboxd {show(b)}")
+            return
+        try:
+            ida, schema_a, datum_a = self.decode(a, subject)
+            idb, schema_b, datum_b = self.decode(b, subject)
+        except ValueError as e:
+            problems.append(f"{where}: {field}: {e}")
+            return
+        if ida == idb:
+            self.same_id += 1
+        else:
+            self.other_id += 1
+        if schema_a != schema_b:
+            problems.append(f"{where}: {field} schema differs: debezium (id {ida}) "
+                            f"{json.dumps(schema_a)} outboxd (id {idb}) {json.dumps(schema_b)}")
+        if datum_a != datum_b:
+            problems.append(f"{where}: {field} differs: debezium {datum_a!r} outboxd {datum_b!r}")
+
+
+def compare_record(a, b, sides, problems, where, registry=None, topic=None):
     for field in ("key", "value"):
+        if registry is not None:
+            registry.compare(a[field], b[field], f"{topic}-{field}", field, problems, where)
+            continue
         if field == "value" and intentional(a, b):
             INTENTIONAL.append(where)
             continue
@@ -96,6 +169,11 @@ def compare_record(a, b, sides, problems, where):
 
 def main():
     dbz_dir, obx_dir, dbz_prefix, obx_prefix = sys.argv[1:5]
+    registry = None
+    if sys.argv[5:7] and sys.argv[5] == "--registry":
+        registry = Registry(sys.argv[6])
+    elif len(sys.argv) != 5:
+        sys.exit(__doc__)
     dbz, obx = load(dbz_dir), load(obx_dir)
     sides = (Side("debezium", dbz_prefix), Side("outboxd", obx_prefix))
     problems, records, same = [], 0, 0
@@ -109,7 +187,7 @@ def main():
                 problems.append(f"{topic}/{p}: debezium {len(a)} records, outboxd {len(b)}")
             for i, (ra, rb) in enumerate(zip(a, b)):
                 before = len(problems)
-                compare_record(ra, rb, sides, problems, f"{topic}/{p}#{i}")
+                compare_record(ra, rb, sides, problems, f"{topic}/{p}#{i}", registry, topic)
                 records += 1
                 same += len(problems) == before
     for side in sides:
@@ -118,6 +196,10 @@ def main():
     print(f"  {len(set(dbz) | set(obx))} topics, {records} record pairs compared, "
           f"{same - len(INTENTIONAL)} identical, {len(INTENTIONAL)} intentionally different "
           f"(bytea under StringConverter), {len(problems)} differences")
+    if registry is not None:
+        print(f"  avro: {len(registry.schemas)} schemas decoded; {registry.same_id} keys and "
+              f"values under the same schema id on both sides, {registry.other_id} under "
+              f"different ids")
     for line in problems[:40]:
         print("  DIFF " + line)
     if len(problems) > 40:
