@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""compare.py DEBEZIUM_DIR OUTBOXD_DIR DBZ_PREFIX OBX_PREFIX [--registry URL] — compare two
-record dumps.
+"""compare.py DEBEZIUM_DIR OUTBOXD_DIR DBZ_PREFIX OBX_PREFIX [--registries DBZ_URL OBX_URL]
+— compare two record dumps.
 
 Each DIR holds <topic>.jsonl files written by dump_records. For every topic, the records of
 each partition must match in order (so per-key order matches too): key bytes, value bytes and
@@ -12,12 +12,13 @@ and counted apart: under StringConverter Debezium writes a bytea payload as the 
 java.nio.HeapByteBuffer[pos=0 lim=N cap=N], outboxd the N raw bytes. Prints a summary; exit 1
 on any other difference.
 
-With --registry (the avro set-ups: Confluent's AvroConverter on key and value), keys and values
-are Confluent's wire format. Both sides register under the same subjects of one registry, so a
-schema id is compared only for the statistics; instead each side's framing (magic 0, 4-byte id,
-nothing left after the datum), the subject its id is registered under (TopicNameStrategy:
-<topic>-key, <topic>-value), the schema text (as JSON) and the value decoded with fastavro must
-match.
+With --registries (the avro set-ups: Confluent's AvroConverter on key and value), keys and
+values are Confluent's wire format, each side's schema ids those of its own registry: one
+registry would hand the second side the first one's id and text for a schema it deems the same
+(Apicurio ignores a field's "default", for one), hiding a difference. Each side's framing (magic
+0, 4-byte id, nothing left after the datum), the subject its id is registered under
+(TopicNameStrategy: <topic>-key, <topic>-value), the schema text (as JSON) and the datum decoded
+with fastavro must match, and so must each subject's versions (schema JSON, oldest first).
 """
 import base64
 import io
@@ -26,6 +27,8 @@ import os
 import re
 import struct
 import sys
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections import defaultdict
 
@@ -90,16 +93,25 @@ INTENTIONAL = []
 
 
 class Registry:
-    """Schemas by id from a Confluent-compatible registry, decoded with fastavro."""
+    """One side's schemas by id from a Confluent-compatible registry, parsed by fastavro."""
 
-    def __init__(self, url):
-        import fastavro  # only the avro set-ups need it
-        self.fastavro, self.url, self.schemas, self.subjects = fastavro, url, {}, {}
-        self.same_id = self.other_id = 0
+    def __init__(self, url, fastavro):
+        self.url, self.fastavro, self.schemas, self.subjects = url, fastavro, {}, {}
 
     def get(self, path):
         with urllib.request.urlopen(self.url + path, timeout=10) as r:
             return json.loads(r.read())
+
+    def versions(self, subject):
+        """The schema JSON of each version of subject, oldest first; None if none."""
+        try:
+            numbers = self.get(f"/subjects/{urllib.parse.quote(subject)}/versions")
+        except urllib.error.HTTPError as e:
+            if e.code == 404:
+                return None
+            raise
+        return [json.loads(self.get(f"/subjects/{urllib.parse.quote(subject)}/versions/{n}")
+                           ["schema"]) for n in numbers]
 
     def schema(self, schema_id):
         if schema_id not in self.schemas:
@@ -125,6 +137,15 @@ class Registry:
             raise ValueError(f"bytes left after the datum of schema id {schema_id}")
         return schema_id, json.loads(text), datum
 
+
+class AvroCompare:
+    """Keys and values in Confluent's wire format, each side decoded with its own registry."""
+
+    def __init__(self, dbz_url, obx_url):
+        import fastavro  # only the avro set-ups need it
+        self.registries = (Registry(dbz_url, fastavro), Registry(obx_url, fastavro))
+        self.decoded = self.subjects = 0
+
     def compare(self, a, b, subject, field, problems, where):
         if a is None or b is None:
             if a != b:
@@ -132,26 +153,44 @@ class Registry:
                                 f"outboxd {show(b)}")
             return
         try:
-            ida, schema_a, datum_a = self.decode(a, subject)
-            idb, schema_b, datum_b = self.decode(b, subject)
+            ida, schema_a, datum_a = self.registries[0].decode(a, subject)
         except ValueError as e:
-            problems.append(f"{where}: {field}: {e}")
+            problems.append(f"{where}: {field}: debezium: {e}")
             return
-        if ida == idb:
-            self.same_id += 1
-        else:
-            self.other_id += 1
+        try:
+            idb, schema_b, datum_b = self.registries[1].decode(b, subject)
+        except ValueError as e:
+            problems.append(f"{where}: {field}: outboxd: {e}")
+            return
+        self.decoded += 1
         if schema_a != schema_b:
             problems.append(f"{where}: {field} schema differs: debezium (id {ida}) "
                             f"{json.dumps(schema_a)} outboxd (id {idb}) {json.dumps(schema_b)}")
         if datum_a != datum_b:
             problems.append(f"{where}: {field} differs: debezium {datum_a!r} outboxd {datum_b!r}")
 
+    def compare_subjects(self, topics, problems):
+        """Each subject of the topics must hold the same schemas, version for version."""
+        for topic in topics:
+            for field in ("key", "value"):
+                subject = f"{topic}-{field}"
+                a, b = (r.versions(subject) for r in self.registries)
+                self.subjects += 1
+                if a != b:
+                    problems.append(f"subject {subject}: debezium registered {json.dumps(a)}, "
+                                    f"outboxd {json.dumps(b)}")
 
-def compare_record(a, b, sides, problems, where, registry=None, topic=None):
+    def summary(self):
+        dbz, obx = self.registries
+        return (f"avro: {self.decoded} keys and values decoded on both sides; "
+                f"{len(dbz.schemas)} schema ids read from Debezium's registry, "
+                f"{len(obx.schemas)} from outboxd's; {self.subjects} subjects compared")
+
+
+def compare_record(a, b, sides, problems, where, avro=None, topic=None):
     for field in ("key", "value"):
-        if registry is not None:
-            registry.compare(a[field], b[field], f"{topic}-{field}", field, problems, where)
+        if avro is not None:
+            avro.compare(a[field], b[field], f"{topic}-{field}", field, problems, where)
             continue
         if field == "value" and intentional(a, b):
             INTENTIONAL.append(where)
@@ -169,9 +208,9 @@ def compare_record(a, b, sides, problems, where, registry=None, topic=None):
 
 def main():
     dbz_dir, obx_dir, dbz_prefix, obx_prefix = sys.argv[1:5]
-    registry = None
-    if sys.argv[5:7] and sys.argv[5] == "--registry":
-        registry = Registry(sys.argv[6])
+    avro = None
+    if len(sys.argv) == 8 and sys.argv[5] == "--registries":
+        avro = AvroCompare(sys.argv[6], sys.argv[7])
     elif len(sys.argv) != 5:
         sys.exit(__doc__)
     dbz, obx = load(dbz_dir), load(obx_dir)
@@ -187,19 +226,19 @@ def main():
                 problems.append(f"{topic}/{p}: debezium {len(a)} records, outboxd {len(b)}")
             for i, (ra, rb) in enumerate(zip(a, b)):
                 before = len(problems)
-                compare_record(ra, rb, sides, problems, f"{topic}/{p}#{i}", registry, topic)
+                compare_record(ra, rb, sides, problems, f"{topic}/{p}#{i}", avro, topic)
                 records += 1
                 same += len(problems) == before
+    if avro is not None:
+        avro.compare_subjects(sorted(set(dbz) | set(obx)), problems)
     for side in sides:
         if len(side.run_ids) > 1:
             problems.append(f"{side.name}: {len(side.run_ids)} different runIds in one run")
     print(f"  {len(set(dbz) | set(obx))} topics, {records} record pairs compared, "
           f"{same - len(INTENTIONAL)} identical, {len(INTENTIONAL)} intentionally different "
           f"(bytea under StringConverter), {len(problems)} differences")
-    if registry is not None:
-        print(f"  avro: {len(registry.schemas)} schemas decoded; {registry.same_id} keys and "
-              f"values under the same schema id on both sides, {registry.other_id} under "
-              f"different ids")
+    if avro is not None:
+        print("  " + avro.summary())
     for line in problems[:40]:
         print("  DIFF " + line)
     if len(problems) > 40:
