@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare.py DEBEZIUM_DIR OUTBOXD_DIR DBZ_PREFIX OBX_PREFIX [--registries DBZ_URL OBX_URL]
+"""compare.py DEBEZIUM_DIR OUTBOXD_DIR DBZ_PREFIX OBX_PREFIX [--registry URL DBZ_LOG OBX_LOG]
 — compare two record dumps.
 
 Each DIR holds <topic>.jsonl files written by dump_records. For every topic, the records of
@@ -12,13 +12,14 @@ and counted apart: under StringConverter Debezium writes a bytea payload as the 
 java.nio.HeapByteBuffer[pos=0 lim=N cap=N], outboxd the N raw bytes. Prints a summary; exit 1
 on any other difference.
 
-With --registries (the avro set-ups: Confluent's AvroConverter on key and value), keys and
-values are Confluent's wire format, each side's schema ids those of its own registry: one
-registry would hand the second side the first one's id and text for a schema it deems the same
-(Apicurio ignores a field's "default", for one), hiding a difference. Each side's framing (magic
-0, 4-byte id, nothing left after the datum), the subject its id is registered under
-(TopicNameStrategy: <topic>-key, <topic>-value), the schema text (as JSON) and the datum decoded
-with fastavro must match, and so must each subject's versions (schema JSON, oldest first).
+With --registry (the avro set-ups: Confluent's AvroConverter on key and value), keys and
+values are Confluent's wire format and both sides registered in that one registry, as when
+outboxd takes over from Debezium: the schema ids, so the bytes (and the partitions, which follow
+the key bytes), must be the same. Each side's framing (magic 0, 4-byte id, nothing left after
+the datum), the subject of its id (TopicNameStrategy: <topic>-key, <topic>-value), the schema
+and the datum decoded with fastavro are compared, then the bytes; and per subject the schema
+texts each side sent (DBZ_LOG, OBX_LOG: registry_tap.py's), which the registry may have
+answered with the id of one it deems the same.
 """
 import base64
 import io
@@ -27,8 +28,6 @@ import os
 import re
 import struct
 import sys
-import urllib.error
-import urllib.parse
 import urllib.request
 from collections import defaultdict
 
@@ -93,7 +92,7 @@ INTENTIONAL = []
 
 
 class Registry:
-    """One side's schemas by id from a Confluent-compatible registry, parsed by fastavro."""
+    """Schemas by id from a Confluent-compatible registry, parsed by fastavro."""
 
     def __init__(self, url, fastavro):
         self.url, self.fastavro, self.schemas, self.subjects = url, fastavro, {}, {}
@@ -101,17 +100,6 @@ class Registry:
     def get(self, path):
         with urllib.request.urlopen(self.url + path, timeout=10) as r:
             return json.loads(r.read())
-
-    def versions(self, subject):
-        """The schema JSON of each version of subject, oldest first; None if none."""
-        try:
-            numbers = self.get(f"/subjects/{urllib.parse.quote(subject)}/versions")
-        except urllib.error.HTTPError as e:
-            if e.code == 404:
-                return None
-            raise
-        return [json.loads(self.get(f"/subjects/{urllib.parse.quote(subject)}/versions/{n}")
-                           ["schema"]) for n in numbers]
 
     def schema(self, schema_id):
         if schema_id not in self.schemas:
@@ -139,12 +127,12 @@ class Registry:
 
 
 class AvroCompare:
-    """Keys and values in Confluent's wire format, each side decoded with its own registry."""
+    """Keys and values in Confluent's wire format, both sides registered in one registry."""
 
-    def __init__(self, dbz_url, obx_url):
+    def __init__(self, url):
         import fastavro  # only the avro set-ups need it
-        self.registries = (Registry(dbz_url, fastavro), Registry(obx_url, fastavro))
-        self.decoded = self.subjects = 0
+        self.registry = Registry(url, fastavro)
+        self.decoded = 0
 
     def compare(self, a, b, subject, field, problems, where):
         if a is None or b is None:
@@ -153,38 +141,49 @@ class AvroCompare:
                                 f"outboxd {show(b)}")
             return
         try:
-            ida, schema_a, datum_a = self.registries[0].decode(a, subject)
+            ida, schema_a, datum_a = self.registry.decode(a, subject)
         except ValueError as e:
             problems.append(f"{where}: {field}: debezium: {e}")
             return
         try:
-            idb, schema_b, datum_b = self.registries[1].decode(b, subject)
+            idb, schema_b, datum_b = self.registry.decode(b, subject)
         except ValueError as e:
             problems.append(f"{where}: {field}: outboxd: {e}")
             return
         self.decoded += 1
-        if schema_a != schema_b:
+        if ida != idb or schema_a != schema_b:
             problems.append(f"{where}: {field} schema differs: debezium (id {ida}) "
                             f"{json.dumps(schema_a)} outboxd (id {idb}) {json.dumps(schema_b)}")
         if datum_a != datum_b:
             problems.append(f"{where}: {field} differs: debezium {datum_a!r} outboxd {datum_b!r}")
+        elif ida == idb and a != b:
+            problems.append(f"{where}: {field}: the same datum in other bytes: debezium "
+                            f"{base64.b64decode(a).hex()} outboxd {base64.b64decode(b).hex()}")
 
-    def compare_subjects(self, topics, problems):
-        """Each subject of the topics must hold the same schemas, version for version."""
-        for topic in topics:
-            for field in ("key", "value"):
-                subject = f"{topic}-{field}"
-                a, b = (r.versions(subject) for r in self.registries)
-                self.subjects += 1
-                if a != b:
-                    problems.append(f"subject {subject}: debezium registered {json.dumps(a)}, "
-                                    f"outboxd {json.dumps(b)}")
+    def compare_registered(self, logs, topics, problems):
+        """Per subject of the topics, the schema texts each side registered (registry_tap.py's
+        logs), distinct, in order: the registry may have taken one for a schema it holds."""
+        sent = []
+        for path in logs:
+            by_subject = defaultdict(list)
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    r = json.loads(line)
+                    if r["schema"] not in by_subject[r["subject"]]:
+                        by_subject[r["subject"]].append(r["schema"])
+            sent.append(by_subject)
+        self.subjects = 0
+        for subject in sorted(f"{t}-{field}" for t in topics for field in ("key", "value")):
+            a, b = sent[0].get(subject, []), sent[1].get(subject, [])
+            self.subjects += bool(a or b)
+            if a != b:
+                problems.append(f"subject {subject}: debezium registered {json.dumps(a)}, "
+                                f"outboxd {json.dumps(b)}")
 
     def summary(self):
-        dbz, obx = self.registries
-        return (f"avro: {self.decoded} keys and values decoded on both sides; "
-                f"{len(dbz.schemas)} schema ids read from Debezium's registry, "
-                f"{len(obx.schemas)} from outboxd's; {self.subjects} subjects compared")
+        return (f"avro: {self.decoded} keys and values decoded on both sides, "
+                f"{len(self.registry.schemas)} schema ids; the schema texts each side "
+                f"registered under {self.subjects} subjects compared")
 
 
 def compare_record(a, b, sides, problems, where, avro=None, topic=None):
@@ -209,8 +208,8 @@ def compare_record(a, b, sides, problems, where, avro=None, topic=None):
 def main():
     dbz_dir, obx_dir, dbz_prefix, obx_prefix = sys.argv[1:5]
     avro = None
-    if len(sys.argv) == 8 and sys.argv[5] == "--registries":
-        avro = AvroCompare(sys.argv[6], sys.argv[7])
+    if len(sys.argv) == 9 and sys.argv[5] == "--registry":
+        avro = AvroCompare(sys.argv[6])
     elif len(sys.argv) != 5:
         sys.exit(__doc__)
     dbz, obx = load(dbz_dir), load(obx_dir)
@@ -230,7 +229,7 @@ def main():
                 records += 1
                 same += len(problems) == before
     if avro is not None:
-        avro.compare_subjects(sorted(set(dbz) | set(obx)), problems)
+        avro.compare_registered(sys.argv[7:9], sorted(set(dbz) | set(obx)), problems)
     for side in sides:
         if len(side.run_ids) > 1:
             problems.append(f"{side.name}: {len(side.run_ids)} different runIds in one run")
