@@ -1,7 +1,12 @@
 # shellcheck shell=bash
 # Shared by tests/debezium/capture and tests/debezium/equivalence (source after scripts/lib.sh
 # and the services' env): the outbox tables, the connector JSON per converter set-up, the rows.
+# shellcheck disable=SC2034  # read by the scripts that source this file
 SETUPS=(string string_noext json json_schema bytes json_expanded)
+# Confluent's AvroConverter on key and value against OUTBOXD_TEST_SCHEMA_REGISTRY_URL (its jar
+# is built from source: scripts/debezium avro-converter); the equivalence test adds them.
+# shellcheck disable=SC2034
+AVRO_SETUPS=(avro avro_expanded)
 
 psql_app() { psql -X -q -v ON_ERROR_STOP=1 "$OUTBOXD_TEST_PG_CONNINFO" "$@"; }
 
@@ -43,6 +48,11 @@ connector_json() {
     json_expanded)
       conv=org.apache.kafka.connect.json.JsonConverter schemas=true
       extra='{"transforms.outbox.table.expand.json.payload": "true"}' ;;
+    avro | avro_expanded)
+      conv=io.confluent.connect.avro.AvroConverter
+      extra=$(jq -n --arg url "$OUTBOXD_TEST_SCHEMA_REGISTRY_URL" --arg expand "${setup#avro}" '
+        {"key.converter.schema.registry.url": $url, "value.converter.schema.registry.url": $url}
+        + (if $expand == "" then {} else {"transforms.outbox.table.expand.json.payload": "true"} end)') ;;
   esac
   jq -n --arg s "$setup" --arg slot "$slot" --arg prefix "$prefix" --arg port "$OUTBOXD_TEST_PG_PORT" --arg conv "$conv" \
     --arg schemas "$schemas" --arg ext "$ext" --arg value_conv "${value_conv:-$conv}" \
