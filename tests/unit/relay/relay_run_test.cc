@@ -443,6 +443,33 @@ TEST_F(RelayRunTest, APostgresFailureOfOneParallelSlotRestartsOnlyThatSlot) {
   EXPECT_TRUE(ready_with_both);
 }
 
+// Resharding's run to a cut (RelayContext::stop_at): what commits before the cut is
+// published and confirmed, the first transaction at or after it is not, and the run ends on
+// its own, without a stop request.
+TEST_F(RelayRunTest, ARunToACutPublishesWhatCommitsBeforeItAndEnds) {
+  QueueTransaction(Lsn(0x1000), 2);
+  QueueTransaction(Lsn(0x2000), 3);
+  context_.stop_at = Lsn(0x1800);
+  StopAfter(std::chrono::seconds(30));  // A safety net the run must not need.
+  ASSERT_TRUE(Run().ok());
+  EXPECT_FALSE(stop_.requested());
+  EXPECT_EQ(produced_.size(), 2u);
+  EXPECT_EQ(LastFlush(), Lsn(0x1000));
+}
+
+// A slot with nothing of its own past the cut reaches it by a keepalive: the walsender sent
+// everything before the keepalive's WAL end.
+TEST_F(RelayRunTest, ARunToACutEndsAtAKeepalivePastIt) {
+  QueueTransaction(Lsn(0x1000), 2);
+  frames_.push_back(KeepaliveFrame(Lsn(0x9000), false));
+  context_.stop_at = Lsn(0x5000);
+  StopAfter(std::chrono::seconds(30));
+  ASSERT_TRUE(Run().ok());
+  EXPECT_FALSE(stop_.requested());
+  EXPECT_EQ(produced_.size(), 2u);
+  EXPECT_GE(LastFlush(), Lsn(0x1000));
+}
+
 // delivery = "exactly_once": whole Postgres transactions per Kafka transaction, and the slot
 // confirms only what a commit covered.
 class ExactlyOnceRunTest : public RelayRunTest {
