@@ -190,7 +190,7 @@ absl::Status RunFamily(Shared& shared, const config::Config& config, std::option
            .health = &health_of(i)});
     }
   }
-  const absl::Status status = relay::RunRelay(context);
+  absl::Status status = relay::RunRelay(context);
   stop_monitors();
   return status;
 }

@@ -50,7 +50,7 @@ Presence PresenceOf(std::string_view base, const std::vector<std::string>& exist
 // Lowest index first, so that what remains of a family being dropped never looks complete.
 std::vector<std::string> InDropOrder(std::string_view base, std::vector<std::string> slots) {
   auto index = [base](const std::string& name) {
-    return name == base ? -1 : std::atoi(name.c_str() + base.size() + 1);
+    return name == base ? -1L : std::strtol(name.c_str() + base.size() + 1, nullptr, 10);
   };
   std::sort(slots.begin(), slots.end(),
             [&](const std::string& a, const std::string& b) { return index(a) < index(b); });
@@ -83,12 +83,14 @@ absl::Status WaitUntilInactive(Connection& conn, std::string_view slot) {
 
 std::vector<std::string> FamilySlots(const SlotFamily& family) {
   std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(family.count));
   for (int i = 0; i < family.count; ++i) out.push_back(MemberName(family.slot, family.count, i));
   return out;
 }
 
 std::vector<std::string> FamilyPublications(const SlotFamily& family) {
   std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(family.count));
   for (int i = 0; i < family.count; ++i) {
     out.push_back(MemberName(family.publication, family.count, i));
   }
@@ -161,6 +163,7 @@ absl::StatusOr<std::vector<std::string>> ListReshardSlots(Connection& conn,
                  "listing the slots of a resharding");
   if (!result.ok()) return result.status();
   std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(PQntuples(result->get())));
   for (int i = 0; i < PQntuples(result->get()); ++i) out.emplace_back(Value(result->get(), i, 0));
   return out;
 }
