@@ -120,16 +120,29 @@ bool WaitOrStop(relay::StopSignal& stop, std::chrono::milliseconds delay) {
 }  // namespace
 
 absl::Status Reshard(const config::Config& config, const RunToCut& run_to_cut,
-                     relay::StopSignal& stop) {
+                     relay::StopSignal& stop, bool& checked) {
+  checked = false;
   // Slots outboxd may not create are the operator's: set-up judges them as they are.
-  if (!config.postgres.create_slot) return absl::OkStatus();
+  if (!config.postgres.create_slot) {
+    checked = true;
+    return absl::OkStatus();
+  }
   auto delay = std::chrono::milliseconds(500);
   while (!stop.requested()) {
     bool done = false;
     const absl::Status s = NextStep(config, run_to_cut, stop, done);
-    if (done) return absl::OkStatus();
-    if (s.ok()) continue;
-    // Postgres down or restarting: every step can be taken again, so wait and retry.
+    if (done) {
+      checked = true;
+      return absl::OkStatus();
+    }
+    if (s.ok()) {
+      checked = true;
+      continue;
+    }
+    // Postgres unreachable before anything started: the relay waits for it, with its back-off,
+    // readiness and log lines; the caller checks again once set-up refuses the slots.
+    if (absl::IsUnavailable(s) && !checked) return absl::OkStatus();
+    // Unreachable in the middle: every step can be taken again, so wait and retry.
     if (!absl::IsUnavailable(s)) {
       return Annotate(s, "resharding (starting outboxd again goes on where it stopped)");
     }

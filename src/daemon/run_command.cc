@@ -230,11 +230,18 @@ int RunDaemon(const config::Config& config, const metrics::BuildInfo& build,
   Shared shared{
       .stop = stop, .metrics = metrics, .health = health, .notifier = notifier, .flags = flags};
   // A changed parallel_slots first moves the stream to the new slots (daemon/reshard.h).
-  absl::Status status = Reshard(
-      config,
-      [&shared](const config::Config& family, Lsn cut) { return RunFamily(shared, family, cut); },
-      stop);
+  const RunToCut run_to_cut = [&shared](const config::Config& family, Lsn cut) {
+    return RunFamily(shared, family, cut);
+  };
+  bool checked = false;
+  absl::Status status = Reshard(config, run_to_cut, stop, checked);
   if (status.ok() && !stop.requested()) status = RunFamily(shared, config, std::nullopt);
+  // Postgres was unreachable at start-up, so the slots were not looked at; set-up refuses slots
+  // of another count (pg::CheckSlotFamily): reshard now that Postgres answers, then run again.
+  if (!checked && absl::IsFailedPrecondition(status) && !stop.requested()) {
+    status = Reshard(config, run_to_cut, stop, checked);
+    if (status.ok() && !stop.requested()) status = RunFamily(shared, config, std::nullopt);
+  }
   status_server.Stop();
   ::close(stop_fd);
   if (!status.ok()) {
