@@ -345,6 +345,36 @@ TEST_F(ChaosTest, ReshardedAtRandomMoments) {
                   fmt::format("seed={}, parallel_slots {}, {} kill -9", seed, counts, kills));
 }
 
+// A resharding due while Postgres is down at start-up: outboxd waits for Postgres as usual
+// (back-off, no exit), then reshards once it answers.
+TEST_F(ChaosTest, ReshardingStartedWhilePostgresIsDown) {
+  IT_ASSERT_OK_AND_ASSIGN(it::PgClient * admin, Admin());
+  IT_ASSERT_OK_AND_ASSIGN(const int64_t version, admin->QueryInt("SHOW server_version_num"));
+  if (version < 150000) GTEST_SKIP() << "parallel slots need row filters (PostgreSQL 15+)";
+  const absl::Time started = absl::Now();
+  IT_ASSERT_OK(Launch().status());
+  IT_ASSERT_OK(WaitStreaming());
+  ChaosLoad load(LoadSpec(Seed(1313)));
+  absl::SleepFor(absl::Seconds(2));
+  IT_ASSERT_OK_AND_ASSIGN(it::ExitStatus exit, current()->Stop(absl::Seconds(30)));
+  ASSERT_TRUE(exit.ExitedZero()) << exit.ToString();
+
+  CHAOS_ASSERT_FAULT(services().PgStop());
+  SetSlotCount(config().parallel_slots == 2 ? 3 : 2);
+  IT_ASSERT_OK_AND_ASSIGN(it::OutboxdProcess * outboxd, Launch());
+  absl::SleepFor(absl::Seconds(4));
+  ASSERT_TRUE(ExpectAlive("while Postgres is unreachable"));
+  EXPECT_GE(it::CountLinesContaining(outboxd->log_path(), kPostgresUnreachableLine), 2)
+      << it::LogTail(outboxd->log_path(), 30);
+  CHAOS_ASSERT_FAULT(services().PgStart());
+  IT_ASSERT_OK(WaitOnlySlotsLeft(absl::Seconds(90)));
+  EXPECT_GT(it::CountLinesContaining(outboxd->log_path(), "resharding for [postgres]"), 0)
+      << it::LogTail(outboxd->log_path(), 30);
+  ASSERT_TRUE(ExpectAlive("after resharding"));
+  absl::SleepFor(absl::Seconds(2));
+  VerifyAndRecord("resharding, postgres down at start", 1, load, started, "seed=1313");
+}
+
 TEST_F(ChaosTest, AllFaultsMixed) {
   constexpr int kLongOutageMs = 12000;
   const int faults = LongMode() ? 120 : 30;
