@@ -100,13 +100,8 @@ class ParallelSlotsTest : public OutboxdTest {
                              DeliveryReport& report) {
     config().parallel_slots = 1;
     IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
-    LoadSpec spec = NewLoadSpec(/*writers=*/4);
-    spec.aggregates = 40;
-    spec.max_rows_per_tx = 10;
-    spec.rollback_one_in = 10;
-    spec.rows_per_writer = -1;  // until stopped
-    spec.pause_between_tx = absl::Milliseconds(2);
-    spec.seed = 23;
+    const LoadSpec spec =
+        NewRestartLoadSpec(/*writers=*/4, /*aggregates=*/40, absl::Milliseconds(2), /*seed=*/23);
     const std::vector<std::string> topics = LoadTopics();
     std::vector<WriterResult> results;
     WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);
@@ -177,13 +172,8 @@ class ParallelSlotsTest : public OutboxdTest {
                               DeliveryReport& report) {
     config().parallel_slots = kSlots;
     IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
-    LoadSpec spec = NewLoadSpec(/*writers=*/4);
-    spec.aggregates = 40;
-    spec.max_rows_per_tx = 10;
-    spec.rollback_one_in = 10;
-    spec.rows_per_writer = -1;  // until stopped
-    spec.pause_between_tx = absl::Milliseconds(2);
-    spec.seed = 21;
+    const LoadSpec spec =
+        NewRestartLoadSpec(/*writers=*/4, /*aggregates=*/40, absl::Milliseconds(2), /*seed=*/21);
     const std::vector<std::string> topics = LoadTopics();
     std::vector<WriterResult> results;
     WriterPool writers = StartLoadWriters(env().pg_conninfo, spec, results);

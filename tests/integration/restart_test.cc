@@ -37,13 +37,8 @@ class RestartTest : public OutboxdTest {
 void RestartTest::RunScenario(StopHow how, DeliveryReport& report) {
   IT_ASSERT_OK_AND_ASSIGN(OutboxdProcess * first, StartOutboxd());
 
-  LoadSpec spec = NewLoadSpec(/*writers=*/2);
-  spec.aggregates = 20;
-  spec.max_rows_per_tx = 10;
-  spec.rollback_one_in = 10;
-  spec.rows_per_writer = -1;  // until stopped
-  spec.pause_between_tx = absl::Milliseconds(5);
-  spec.seed = how == StopHow::kSigterm ? 7 : 9;
+  const LoadSpec spec = NewRestartLoadSpec(/*writers=*/2, /*aggregates=*/20, absl::Milliseconds(5),
+                                           /*seed=*/how == StopHow::kSigterm ? 7 : 9);
   const std::vector<std::string> topics = LoadTopics();
 
   std::vector<WriterResult> results;

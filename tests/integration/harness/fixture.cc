@@ -127,6 +127,18 @@ LoadSpec OutboxdTest::NewSteadyLoadSpec(int writers, int aggregates) const {
   return spec;
 }
 
+LoadSpec OutboxdTest::NewRestartLoadSpec(int writers, int aggregates, absl::Duration pause,
+                                         uint64_t seed) const {
+  LoadSpec spec = NewLoadSpec(writers);
+  spec.aggregates = aggregates;
+  spec.max_rows_per_tx = 10;
+  spec.rollback_one_in = 10;
+  spec.rows_per_writer = -1;  // until stopped
+  spec.pause_between_tx = pause;
+  spec.seed = seed;
+  return spec;
+}
+
 std::vector<std::string> OutboxdTest::LoadTopics() {
   std::vector<std::string> topics;
   for (int i = 0; i < 5; ++i) topics.push_back(Topic(AggregateType(i)));

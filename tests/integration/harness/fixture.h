@@ -51,6 +51,10 @@ class OutboxdTest : public ::testing::Test {
   // The fault tests' steady load: `writers` write until stopped over `aggregates` aggregates,
   // transactions of up to 5 rows 5 ms apart, none rolled back.
   LoadSpec NewSteadyLoadSpec(int writers, int aggregates) const;
+  // The restart tests' load: `writers` write until stopped over `aggregates` aggregates,
+  // transactions of up to 10 rows `pause` apart, 1 in 10 rolled back, from `seed`.
+  LoadSpec NewRestartLoadSpec(int writers, int aggregates, absl::Duration pause,
+                              uint64_t seed) const;
   // Topic() of each aggregate type a load writes (AggregateType(0) to AggregateType(4)).
   std::vector<std::string> LoadTopics();
   // Once every slot of config() confirmed the WAL end of now (after the writers stopped: Kafka
