@@ -118,6 +118,19 @@ struct StageMetrics {
   Histogram confirmed{StageBounds()};
 };
 
+// Where an exactly_once Kafka transaction's time goes (src/relay/publisher_transaction.cc),
+// exported as outboxd_kafka_transaction_phase_seconds{phase}. Per Kafka transaction.
+struct TransactionPhaseMetrics {
+  // Begun to its first record's delivery report: AddPartitionsToTxn (with any retries while the
+  // previous transaction's markers are written) and one produce round trip.
+  Histogram first_ack{StageBounds()};
+  // Closed to its last record's delivery report: the wait before commit_transaction can end it.
+  Histogram last_ack{StageBounds()};
+  // commit_transaction itself (EndTxn and the coordinator's answer; with records still in
+  // flight, their flush too). The loop reads nothing while it runs.
+  Histogram commit_call{StageBounds()};
+};
+
 // What describes one replication slot's stream, exported with a `slot` label (the slot's name,
 // also with parallel_slots = 1) so that each of [postgres] parallel_slots streams has its own
 // series. Held by RelayMetrics::slots.
@@ -161,6 +174,7 @@ struct RelayMetrics {
   Histogram kafka_commit_seconds{
       // outboxd_kafka_transaction_commit_seconds
       {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}};
+  TransactionPhaseMetrics transaction_phases;  // outboxd_kafka_transaction_phase_seconds{phase}
   Histogram commit_to_ack_seconds{
       // outboxd_commit_to_ack_seconds
       {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};

@@ -109,6 +109,14 @@ void RenderReplication(const RelayMetrics& m, const Slots& slots, PrometheusWrit
        {"produced", &m.stages.produced},
        {"acked", &m.stages.acked},
        {"confirmed", &m.stages.confirmed}});
+  w.AddLabelledHistograms(
+      "outboxd_kafka_transaction_phase_seconds",
+      "Where an exactly_once Kafka transaction's time goes: first_ack (begun to its first "
+      "delivery report), last_ack (closed to its last), commit_call (commit_transaction itself).",
+      "phase",
+      {{"first_ack", &m.transaction_phases.first_ack},
+       {"last_ack", &m.transaction_phases.last_ack},
+       {"commit_call", &m.transaction_phases.commit_call}});
 }
 
 void RenderSlot(const Slots& slots, PrometheusWriter& w) {

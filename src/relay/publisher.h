@@ -172,6 +172,9 @@ class Publisher final : private kafka::DeliveryHandler {
   absl::Status EnsureTransaction();
   // The open transaction will never commit; counts it under `cause`.
   void AbandonTransaction(std::string_view cause);
+  // A record of the open transaction was acknowledged: times its first acknowledgement, and the
+  // last one once it is closed (RelayMetrics::transaction_phases).
+  void TimeTransactionAck();
   // outboxd_kafka_transactions_aborted_total's causes.
   static constexpr std::string_view kAbortedByPostgres = "postgres";
   static constexpr std::string_view kAbortedByKafka = "kafka";
@@ -205,6 +208,7 @@ class Publisher final : private kafka::DeliveryHandler {
     uint64_t records = 0;
     uint64_t bytes = 0;
     std::chrono::steady_clock::time_point begun;
+    bool first_acked = false;  // Its first delivery report came (transaction_phases).
   } transaction_;
   bool brokers_were_down_ = false;
   uint64_t retries_seen_ = 0;  // producer_->retries() already added to the metric.

@@ -18,6 +18,7 @@ void Publisher::OnDelivered(uint64_t tag) {
     // Cannot happen unless librdkafka reports a record twice; replaying is the safe answer.
     return Fail(absl::UnavailableError(Concat("delivery report for unknown record ", tag)));
   }
+  if (transactional_) TimeTransactionAck();
   const InFlight& record = node.mapped();
   // A detached stream's successor replays this record from the slot's confirmed LSN.
   if (AckTracker* tracker = TrackerOf(record.origin.stream)) tracker->Acknowledge(record.origin.tx);

@@ -21,7 +21,8 @@ absl::Status Publisher::EnsureTransaction() {
                   .closed = {},
                   .records = 0,
                   .bytes = 0,
-                  .begun = clock_.SteadyNow()};
+                  .begun = clock_.SteadyNow(),
+                  .first_acked = false};
   return absl::OkStatus();
 }
 
@@ -29,6 +30,20 @@ void Publisher::AbandonTransaction(std::string_view cause) {
   transaction_.open = false;
   transaction_.closing = false;
   metrics_.kafka_transactions_aborted.With(cause).Add();
+}
+
+void Publisher::TimeTransactionAck() {
+  if (!transaction_.open) return;
+  const auto now = clock_.SteadyNow();
+  if (!transaction_.first_acked) {
+    transaction_.first_acked = true;
+    metrics_.transaction_phases.first_ack.Observe(
+        std::chrono::duration<double>(now - transaction_.begun).count());
+  }
+  if (transaction_.closing && in_flight_.empty()) {
+    metrics_.transaction_phases.last_ack.Observe(
+        std::chrono::duration<double>(now - transaction_.closed).count());
+  }
 }
 
 bool Publisher::TransactionDue() const {
@@ -73,10 +88,14 @@ absl::Status Publisher::CommitClosedTransaction() {
   if (!transaction_.closing) {
     return absl::UnavailableError("the closed Kafka transaction was abandoned before its commit");
   }
+  const auto call_start = clock_.SteadyNow();
   absl::Status s = producer_->CommitTransaction(kTransactionCallTimeoutMs);
+  const auto now = clock_.SteadyNow();
   // From the close: the wait for the last acknowledgements is part of what a commit costs.
   metrics_.kafka_commit_seconds.Observe(
-      std::chrono::duration<double>(clock_.SteadyNow() - transaction_.closed).count());
+      std::chrono::duration<double>(now - transaction_.closed).count());
+  metrics_.transaction_phases.commit_call.Observe(
+      std::chrono::duration<double>(now - call_start).count());
   if (!s.ok()) {
     if (absl::IsResourceExhausted(s)) s = absl::UnavailableError(s.message());
     Fail(s);

@@ -65,6 +65,7 @@ TEST(RenderPrometheus, ExportsTheWholeCatalogueUnderItsNames) {
       {"outboxd_kafka_transaction_records_total", "counter"},
       {"outboxd_kafka_transactions_aborted_total", "counter"},
       {"outboxd_kafka_transaction_commit_seconds", "histogram"},
+      {"outboxd_kafka_transaction_phase_seconds", "histogram"},
       {"outboxd_rows_ignored_total", "counter"},
       {"outboxd_empty_key_events_total", "counter"},
       {"outboxd_invalid_operations_total", "counter"},

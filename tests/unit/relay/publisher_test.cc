@@ -34,6 +34,13 @@ class ManualProducer final : public kafka::Producer {
   const std::optional<std::string>& operator_error() const override { return none_; }
   bool brokers_down() const override { return false; }
   uint64_t retries() const override { return 0; }
+  // exactly_once: a commit that takes `commit_takes` on the test's clock.
+  absl::Status InitTransactions(int /*timeout_ms*/) override { return absl::OkStatus(); }
+  absl::Status BeginTransaction() override { return absl::OkStatus(); }
+  absl::Status CommitTransaction(int /*timeout_ms*/) override {
+    if (clock != nullptr) clock->Advance(commit_takes);
+    return absl::OkStatus();
+  }
 
   void Deliver(size_t index) { handler_.OnDelivered(produced.at(index).tag); }
   void Reject(size_t index) {
@@ -54,6 +61,8 @@ class ManualProducer final : public kafka::Producer {
     std::vector<std::pair<std::string, std::string>> headers;  // Copied: views die.
   };
   std::vector<Produced> produced;
+  FakeClock* clock = nullptr;
+  std::chrono::milliseconds commit_takes{0};
 
  private:
   kafka::DeliveryHandler& handler_;
@@ -62,11 +71,16 @@ class ManualProducer final : public kafka::Producer {
 
 class SharedPublisherTest : public ::testing::Test {
  protected:
-  SharedPublisherTest() {
+  SharedPublisherTest() { Recreate(); }
+
+  // A new publisher (and producer) for the current config_.
+  void Recreate() {
+    publisher_.reset();
     auto publisher = Publisher::Create(
         [this](kafka::DeliveryHandler& handler,
                int /*slot_index*/) -> absl::StatusOr<std::unique_ptr<kafka::Producer>> {
           auto producer = std::make_unique<ManualProducer>(handler);
+          producer->clock = &clock_;
           producer_ = producer.get();
           return std::unique_ptr<kafka::Producer>(std::move(producer));
         },
@@ -188,6 +202,48 @@ TEST_F(SharedPublisherTest, DetachingDropsTheStreamsQueuedDeadLettersOnly) {
   publisher_->Detach(stream_a);
   EXPECT_FALSE(publisher_->dead_letters_waiting(stream_a));
   EXPECT_TRUE(publisher_->dead_letters_waiting(stream_b));
+}
+
+// exactly_once: where a Kafka transaction's time goes, per transaction
+// (outboxd_kafka_transaction_phase_seconds): begun to its first acknowledgement, closed to its
+// last, and the commit_transaction call.
+TEST_F(SharedPublisherTest, TimesEachPhaseOfAKafkaTransaction) {
+  config_.relay.delivery = config::Delivery::kExactlyOnce;
+  Recreate();
+  AckTracker tracker;
+  const StreamId stream = publisher_->Attach(tracker);
+  producer_->commit_takes = std::chrono::milliseconds(7);
+  const auto tx = tracker.Begin();
+  PublishRecord(stream, tx);  // Begins the Kafka transaction.
+  PublishRecord(stream, tx);
+  clock_.Advance(std::chrono::milliseconds(3));
+  producer_->Deliver(0);
+  producer_->Deliver(1);  // Not closed yet: no last_ack.
+  PublishRecord(stream, tx);
+  ASSERT_TRUE(publisher_->CloseTransaction(std::nullopt).ok());
+  clock_.Advance(std::chrono::milliseconds(5));
+  EXPECT_FALSE(publisher_->CommitReady());
+  producer_->Deliver(2);
+  ASSERT_TRUE(publisher_->CommitReady());
+  ASSERT_TRUE(publisher_->CommitClosedTransaction().ok());
+
+  const metrics::TransactionPhaseMetrics& phases = metrics_.transaction_phases;
+  EXPECT_EQ(phases.first_ack.Read().count, 1u);
+  EXPECT_DOUBLE_EQ(phases.first_ack.Read().sum, 0.003);
+  EXPECT_EQ(phases.last_ack.Read().count, 1u);
+  EXPECT_DOUBLE_EQ(phases.last_ack.Read().sum, 0.005);
+  EXPECT_EQ(phases.commit_call.Read().count, 1u);
+  EXPECT_DOUBLE_EQ(phases.commit_call.Read().sum, 0.007);
+
+  // The next transaction is timed from its own beginning.
+  const auto tx2 = tracker.Begin();
+  clock_.Advance(std::chrono::milliseconds(100));
+  PublishRecord(stream, tx2);
+  clock_.Advance(std::chrono::milliseconds(2));
+  producer_->Deliver(3);
+  EXPECT_EQ(phases.first_ack.Read().count, 2u);
+  EXPECT_DOUBLE_EQ(phases.first_ack.Read().sum, 0.005);
+  EXPECT_EQ(phases.last_ack.Read().count, 1u);
 }
 
 TEST_F(SharedPublisherTest, NoClosedTransactionCommitsAsIfItHad) {
