@@ -100,7 +100,7 @@ missing_packages() {
 ensure_packages() {
   local why=$1 list missing
   shift
-  list=$(missing_packages "$@")
+  list=$(missing_packages "$@") || exit 1
   [[ -n $list ]] || return 0
   mapfile -t missing <<<"$list"
   log "apt: installing ${missing[*]} ($why)"
