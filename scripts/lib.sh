@@ -48,7 +48,7 @@ SCRIPT_NAME="$(basename "$0")"
 
 # The Debian packages of the test tools, by the script that owns (and installs) them; scripts/
 # setup installs only what building, running and scripts/demo need, `scripts/setup --test` these.
-LINT_PACKAGES=(clang-format clang-tidy jq git)                      # scripts/lint
+LINT_PACKAGES=(clang-format clang-tidy clang jq git)                # scripts/lint
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)                            # scripts/fuzz (libFuzzer)
 PACKAGING_PACKAGES=(dpkg-dev podman buildah debootstrap runc uidmap  # scripts/package, image
   systemd)                                                          # systemd-analyze verify
