@@ -2,9 +2,9 @@
 """Usage: check_chart.py CHART_DIR OUTBOXD_BINARY
 
 Lints the Helm chart and checks what it renders: with the default values and as active/standby
-with a ServiceMonitor. Needs helm: $OUTBOXD_HELM, else the one scripts/setup builds
+with a ServiceMonitor. Needs helm: $OUTBOXD_HELM, else the one scripts/helm builds
 (${OUTBOXD_CACHE:-~/.cache/outboxd}/bin/helm), else PATH. Without one it exits 77 (skipped),
-but 1 under CI (CI=true), where scripts/setup has built it. The rendered outboxd.toml must pass
+but 1 under CI (CI=true), where scripts/setup --test has built it. The rendered outboxd.toml must pass
 `outboxd check --offline`. Exits 1 listing the problems.
 """
 import os
@@ -111,9 +111,9 @@ def main(argv):
     binary = find_helm()
     if not binary:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            print("helm not found under CI (scripts/setup builds it): failed", file=sys.stderr)
+            print("helm not found under CI (scripts/helm builds it): failed", file=sys.stderr)
             return 1
-        print("helm not found ($OUTBOXD_HELM, the setup cache, PATH): skipped")
+        print("helm not found ($OUTBOXD_HELM, the cache, PATH): skipped; scripts/helm builds it")
         return SKIP
     print(f"helm: {binary}")
     import yaml  # noqa: F401 (python3-yaml); only needed once helm is there
