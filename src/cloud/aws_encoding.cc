@@ -96,6 +96,10 @@ std::string AmzDateStamp(std::chrono::system_clock::time_point time) {
   return FormatUtc(time, "%Y%m%d");
 }
 
+std::string Iso8601(std::chrono::system_clock::time_point time) {
+  return FormatUtc(time, "%Y-%m-%dT%H:%M:%SZ");
+}
+
 bool ParseIso8601(std::string_view text, std::chrono::system_clock::time_point* out) {
   // YYYY-MM-DDTHH:MM:SS, then optional .fraction, then Z or +00:00.
   if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||

@@ -29,6 +29,8 @@ std::string Base64Encode(std::string_view bytes);
 std::string AmzDate(std::chrono::system_clock::time_point time);
 // "20150830": the date part of a SigV4 credential scope.
 std::string AmzDateStamp(std::chrono::system_clock::time_point time);
+// "2015-08-30T12:36:00Z": ISO 8601 extended UTC, whole seconds, for logs and `check`.
+std::string Iso8601(std::chrono::system_clock::time_point time);
 // Parses ISO 8601 UTC as AWS answers it ("2026-12-07T18:00:00Z", with optional fractional
 // seconds, or a "+00:00" offset). False on anything else.
 bool ParseIso8601(std::string_view text, std::chrono::system_clock::time_point* out);
