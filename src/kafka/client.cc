@@ -36,11 +36,12 @@ absl::StatusOr<Owned<rd_kafka_conf_t>> BuildConf(const Properties& properties) {
 
 absl::StatusOr<Owned<rd_kafka_t>> NewClient(rd_kafka_type_t type, Owned<rd_kafka_conf_t> conf) {
   char errstr[512];
+  const bool uses_hook_tokens = UsesHookTokens(conf.get());
   // rd_kafka_new takes ownership of the configuration only when it succeeds.
   Owned<rd_kafka_t> rk(rd_kafka_new(type, conf.get(), errstr, sizeof errstr));
   if (!rk) return absl::InvalidArgumentError(errstr);
   static_cast<void>(conf.release());
-  if (auto s = EnableBackgroundTokenRefresh(rk.get()); !s.ok()) return s;
+  if (auto s = EnableBackgroundTokenRefresh(rk.get(), uses_hook_tokens); !s.ok()) return s;
   return rk;
 }
 

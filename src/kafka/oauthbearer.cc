@@ -37,15 +37,27 @@ void RefreshToken(rd_kafka_t* client, const char* /*oauthbearer_config*/, void* 
 
 }  // namespace
 
+bool UsesHookTokens(const rd_kafka_conf_t* conf) {
+  if (!HasTokenHook()) return false;
+  char mechanism[64];
+  size_t size = sizeof mechanism;
+  return rd_kafka_conf_get(conf, "sasl.mechanisms", mechanism, &size) == RD_KAFKA_CONF_OK &&
+         std::string_view(mechanism) == "OAUTHBEARER";
+}
+
 void SetTokenHook(TokenHook hook) { Hook() = std::move(hook); }
 bool HasTokenHook() { return static_cast<bool>(Hook()); }
 
 void InstallTokenRefresh(rd_kafka_conf_t* conf) {
-  if (HasTokenHook()) rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf, &RefreshToken);
+  if (!UsesHookTokens(conf)) return;
+  rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf, &RefreshToken);
+  // A queue of its own for SASL callbacks, which EnableBackgroundTokenRefresh hands to the
+  // background thread.
+  rd_kafka_conf_enable_sasl_queue(conf, 1);
 }
 
-absl::Status EnableBackgroundTokenRefresh(rd_kafka_t* client) {
-  if (!HasTokenHook()) return absl::OkStatus();
+absl::Status EnableBackgroundTokenRefresh(rd_kafka_t* client, bool uses_hook_tokens) {
+  if (!uses_hook_tokens) return absl::OkStatus();
   Owned<rd_kafka_error_t> error(rd_kafka_sasl_background_callbacks_enable(client));
   if (error) {
     return absl::InvalidArgumentError(

@@ -30,10 +30,13 @@ using TokenHook = std::function<absl::StatusOr<BearerToken>()>;
 void SetTokenHook(TokenHook hook);
 bool HasTokenHook();
 
-// Sets the refresh callback on `conf` when a hook is installed (BuildConf calls it).
+// True when a hook is installed and `conf` has sasl.mechanism OAUTHBEARER.
+bool UsesHookTokens(const rd_kafka_conf_t* conf);
+// When UsesHookTokens: sets the refresh callback and a SASL queue on `conf` (BuildConf calls it
+// after applying the properties).
 void InstallTokenRefresh(rd_kafka_conf_t* conf);
-// Moves SASL callbacks to librdkafka's background thread when a hook is installed (NewClient
-// calls it). InvalidArgument with librdkafka's reason if it refuses.
-absl::Status EnableBackgroundTokenRefresh(rd_kafka_t* client);
+// With `uses_hook_tokens` (UsesHookTokens of its conf): moves SASL callbacks to librdkafka's
+// background thread (NewClient calls it). InvalidArgument with librdkafka's reason if refused.
+absl::Status EnableBackgroundTokenRefresh(rd_kafka_t* client, bool uses_hook_tokens);
 
 }  // namespace outboxd::kafka
