@@ -89,19 +89,33 @@ CheckResults CheckAwsIam(const config::Config& config, cloud::AwsCredentialsProv
                   found->expiration ? Concat(", expire ", cloud::Iso8601(*found->expiration))
                                     : std::string(", no expiry"))));
   if (config.postgres.iam_auth == config::IamAuth::kAwsRds) {
-    if (auto s = pg::RequireVerifyFull(config.postgres.conninfo); !s.ok()) {
-      results.push_back(
-          Fail("postgres iam_auth", std::string(MessageOf(s)), "set sslmode=verify-full"));
+    const std::string& conninfo = config.postgres.conninfo;
+    absl::Status usable = pg::RequireVerifyFull(conninfo);
+    auto target = pg::ResolveTarget(conninfo);
+    if (usable.ok() && !target.ok()) usable = target.status();
+    absl::StatusOr<std::string> token = usable;
+    if (usable.ok()) token = RdsPassword(credentials, config.postgres.aws_region, *target);
+    if (!token.ok()) {
+      results.push_back(Fail("postgres iam_auth", std::string(MessageOf(token.status())), ""));
     } else {
       results.push_back(
-          Pass("postgres iam_auth", Concat("aws_rds in ", config.postgres.aws_region,
-                                           ", sslmode=verify-full; a fresh token per connection")));
+          Pass("postgres iam_auth", Concat("aws_rds in ", config.postgres.aws_region, " for ",
+                                           target->user, "@", target->host, ":", target->port,
+                                           ", sslmode=verify-full; token made, a fresh one per "
+                                           "connection")));
     }
   }
   if (config.kafka_iam.aws_msk_iam) {
-    results.push_back(Pass("kafka sasl.oauthbearer.method",
-                           Concat("aws_msk_iam in ", config.kafka_iam.aws_region,
-                                  "; tokens refreshed by librdkafka before expiry")));
+    auto token = MskToken(credentials, config.kafka_iam.aws_region, "outboxd check");
+    if (!token.ok()) {
+      results.push_back(
+          Fail("kafka sasl.oauthbearer.method", std::string(MessageOf(token.status())), ""));
+    } else {
+      results.push_back(Pass(
+          "kafka sasl.oauthbearer.method",
+          Concat("aws_msk_iam in ", config.kafka_iam.aws_region, "; token made, valid until ",
+                 cloud::Iso8601(token->expiration), ", refreshed by librdkafka before expiry")));
+    }
   }
   return results;
 }
