@@ -93,10 +93,11 @@ CheckResults CheckAwsIam(const config::Config& config, cloud::AwsCredentialsProv
     absl::Status usable = pg::RequireVerifyFull(conninfo);
     auto target = pg::ResolveTarget(conninfo);
     if (usable.ok() && !target.ok()) usable = target.status();
-    absl::StatusOr<std::string> token = usable;
-    if (usable.ok()) token = RdsPassword(credentials, config.postgres.aws_region, *target);
-    if (!token.ok()) {
-      results.push_back(Fail("postgres iam_auth", std::string(MessageOf(token.status())), ""));
+    if (usable.ok()) {
+      usable = RdsPassword(credentials, config.postgres.aws_region, *target).status();
+    }
+    if (!usable.ok()) {
+      results.push_back(Fail("postgres iam_auth", std::string(MessageOf(usable)), ""));
     } else {
       results.push_back(
           Pass("postgres iam_auth", Concat("aws_rds in ", config.postgres.aws_region, " for ",
