@@ -4,10 +4,10 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
-#include <chrono>
 #include <thread>
 
 #include "cloud/credential_source.h"
