@@ -58,6 +58,8 @@ public class MskIamValidator implements AuthenticateCallbackHandler {
           long expiresMs = verify(accessKeyId, secretKey, region, validator.tokenValue(),
                                   Instant.now());
           validator.token(token(validator.tokenValue(), expiresMs));
+          System.err.println("MskIamValidator accepted a token expiring at "
+                             + Instant.ofEpochMilli(expiresMs));
         } catch (IllegalArgumentException e) {
           validator.error("invalid_token", null, null);
           System.err.println("MskIamValidator refused a token: " + e.getMessage());
