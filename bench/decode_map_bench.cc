@@ -9,6 +9,7 @@
 #include "alloc_counter.h"
 #include "benchmark/benchmark.h"
 #include "config/config.h"
+#include "encoding/encoder_factory.h"
 #include "outbox/mapper.h"
 #include "pgoutput/decoder.h"
 #include "registry/schema_ids.h"
@@ -69,7 +70,7 @@ BENCHMARK(BM_DecodeInsert)->Arg(64)->Arg(1024)->Arg(16384);
 void BM_DecodeAndMapInsert(benchmark::State& state) {
   const std::string bytes = InsertBytes(static_cast<size_t>(state.range(0)));
   config::OutboxConfig cfg;
-  const std::unique_ptr<const outbox::Encoder> encoder = outbox::CreateEncoder(cfg);
+  const std::unique_ptr<const outbox::Encoder> encoder = encoding::CreateEncoder(cfg);
   outbox::Mapper mapper(cfg, {config::TableName{"public", "outbox"}}, *encoder);
   const outbox::EventSource source;  // The raw format carries no source position.
   mapper.OnRelation(OutboxRelation());
@@ -111,7 +112,7 @@ void BM_DecodeAndMapInsertAvro(benchmark::State& state) {
   const SystemClock clock;
   registry::CachedSchemaIds ids(registry_cfg, std::make_unique<FixedRegistry>(), clock);
   const std::unique_ptr<const outbox::Encoder> encoder =
-      outbox::CreateEncoder(cfg, outbox::ProcessRunId(), &ids);
+      encoding::CreateEncoder(cfg, encoding::ProcessRunId(), &ids);
   outbox::Mapper mapper(cfg, {config::TableName{"public", "outbox"}}, *encoder);
   const outbox::EventSource source;
   mapper.OnRelation(OutboxRelation());

@@ -146,7 +146,7 @@ struct OutboxConfig {
   std::vector<AdditionalField> additional_placement;
   bool tombstone_on_empty_payload = false;
   // table.expand.json.payload: a string payload that is a JSON object becomes a struct with the
-  // schema Debezium infers (outbox/json_expand.h); JSON value converters only.
+  // schema Debezium infers (encoding/debezium/json_expand.h); JSON value converters only.
   bool expand_json_payload = false;
   InvalidOpBehavior op_invalid_behavior = InvalidOpBehavior::kWarn;
   Converter key_converter = Converter::kString;    // Connect's key.converter.

@@ -10,7 +10,6 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "config/config.h"
-#include "config/debezium_import.h"
 #include "daemon/build_info.h"
 #include "daemon/check_command.h"
 #include "daemon/cloud_auth.h"
@@ -19,6 +18,7 @@
 #include "daemon/run_command.h"
 #include "daemon/secrets.h"
 #include "daemon/slot_command.h"
+#include "debezium_import/debezium_import.h"
 
 namespace outboxd::daemon {
 namespace {
@@ -29,15 +29,15 @@ absl::StatusOr<config::Config> LoadConfig(const Options& options) {
   std::vector<std::string> warnings;
   std::optional<std::string> client_settings;
   if (!options.config_path.empty()) client_settings = options.config_path;
-  auto config = config::LoadDebeziumConfig(options.debezium_config_path, client_settings,
-                                           config::ProcessEnvironment(), warnings);
+  auto config = debezium_import::LoadDebeziumConfig(options.debezium_config_path, client_settings,
+                                                    config::ProcessEnvironment(), warnings);
   for (const std::string& warning : warnings) log::Warn("debezium config: {}", warning);
   return config;
 }
 
 // Prints the outboxd TOML equivalent to a connector JSON; warnings go to stderr.
 int ImportDebezium(const Options& options) {
-  auto imported = config::ImportDebeziumFile(options.debezium_config_path);
+  auto imported = debezium_import::ImportDebeziumFile(options.debezium_config_path);
   if (!imported.ok()) {
     log::Error("{}", MessageOf(imported.status()));
     return kExitUsage;

@@ -146,7 +146,7 @@ struct SlotMetrics {
 // Every metric outboxd exports, by the name it is exported under. One instance per process,
 // created before the relay starts and outliving it and the HTTP server.
 struct RelayMetrics {
-  // Publisher stage (src/relay/publisher.cc).
+  // Publisher stage (src/relay/publisher.cc, publisher_delivery.cc).
   Family<Counter> events_published{"topic"};  // outboxd_events_published_total
   Family<Counter> bytes_published{"topic"};   // outboxd_published_bytes_total (key+value)
   Family<Counter> delivery_errors{"reason"};  // outboxd_delivery_errors_total (librdkafka code)

@@ -1,10 +1,10 @@
 #pragma once
-// The output format (docs/event-formats.md): how a row the Mapper has read and checked becomes
-// a record's key, value and headers. One Encoder is chosen at start-up from [outbox] format and
-// the converters, and shared read-only by the Mappers of every replication stream (DESIGN.md
-// section 8); what changes from row to row lives in the Mapper or the OutboxEvent.
+// The seam between a row and its bytes (docs/event-formats.md): what a Mapper hands the output
+// format for each row it has read and checked, and the Encoder that writes the record's key,
+// value and headers. The encoders themselves live in src/encoding/ (encoding/encoder_factory.h
+// chooses one at start-up); one is shared read-only by the Mappers of every replication stream
+// (DESIGN.md section 8), and what changes from row to row lives in the Mapper or the OutboxEvent.
 
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,7 +15,6 @@
 #include "outbox/contract_event.h"
 #include "outbox/outbox_event.h"
 #include "outbox/relation_layout.h"
-#include "outbox/schema_ids.h"
 #include "pgoutput/messages.h"
 
 namespace outboxd::outbox {
@@ -54,17 +53,5 @@ class Encoder {
   // and `row.contract` are warm.
   virtual absl::Status Encode(const MappedRow& row, OutboxEvent& out) const = 0;
 };
-
-// A UUID (version 7, as Debezium's runId) drawn once per process; the same on every call.
-std::string ProcessRunId();
-
-// The encoder of cfg.format (with cfg's converters for "raw", cfg.cloudevents_mode for
-// "cloudevents"). `cfg` must outlive it and every event it fills. `run_id` is the
-// __debezium.context.runId header of the raw format's extended_headers. `schema_ids` is the
-// registry of the avro converters, required when one is "avro" (config allows them only in the
-// raw format), and must outlive the encoder.
-std::unique_ptr<const Encoder> CreateEncoder(const config::OutboxConfig& cfg,
-                                             std::string run_id = ProcessRunId(),
-                                             SchemaIds* schema_ids = nullptr);
 
 }  // namespace outboxd::outbox

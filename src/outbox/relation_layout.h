@@ -10,16 +10,18 @@
 #include <vector>
 
 #include "config/config.h"
-#include "outbox/converter.h"
+#include "outbox/column_schema.h"
 #include "pgoutput/messages.h"
-
-namespace outboxd::outbox {
-class AvroDatum;
-}  // namespace outboxd::outbox
 
 namespace outboxd::outbox::internal {
 
 inline constexpr int kAbsent = -1;
+
+// The base of what an encoder caches per relation in its layout.
+class EncoderCache {
+ public:
+  virtual ~EncoderCache() = default;
+};
 
 // pg_type OIDs: text (the fields of table-less events); json and jsonb, whose text Postgres
 // has already validated; the timestamp types timestamp_column accepts.
@@ -62,10 +64,11 @@ struct RelationLayout {
   std::optional<ColumnSchema> payload_schema;
   std::vector<std::optional<ColumnSchema>> placement_schemas;  // Parallel to placements.
   std::string value_schema_name;  // The envelope struct's name, once the first row named it.
-  // The avro converters' schema and reusable value, built at the table's first row (shared:
-  // a layout is copied when a relation changes; only the stream that owns it uses them).
-  std::shared_ptr<AvroDatum> avro_key;
-  std::shared_ptr<AvroDatum> avro_value;
+  // What an encoder builds at the table's first row and reuses (the avro converters' schema
+  // and value); opaque here, made and read by that encoder alone (shared: a layout is copied
+  // when a relation changes; only the stream that owns it uses them).
+  std::shared_ptr<EncoderCache> key_cache;
+  std::shared_ptr<EncoderCache> value_cache;
   bool empty_key_warned = false;  // empty_keys: warn once per table.
   int last_needed = kAbsent;      // Highest column index that Map must read.
   // Why every row of an outbox table fails, e.g. "column aggregateid not found in

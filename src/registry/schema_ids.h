@@ -1,5 +1,5 @@
 #pragma once
-// outbox::SchemaIds over a RegistryClient: subject names by the configured strategy, ids cached
+// encoding::SchemaIds over a RegistryClient: subject names by the configured strategy, ids cached
 // per (subject, schema) so the hot path makes no request and no allocation once warm, and a
 // registry that cannot be reached turned into backpressure with a retry delay.
 
@@ -10,7 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "common/clock.h"
 #include "config/config.h"
-#include "outbox/schema_ids.h"
+#include "encoding/avro/schema_ids.h"
 #include "registry/registry_client.h"
 
 namespace outboxd::registry {
@@ -21,7 +21,7 @@ namespace outboxd::registry {
 void SubjectName(config::SubjectNameStrategy strategy, std::string_view topic, bool is_key,
                  std::string_view name, std::string& out);
 
-class CachedSchemaIds final : public outbox::SchemaIds {
+class CachedSchemaIds final : public encoding::SchemaIds {
  public:
   // `client` is owned; `cfg` and `clock` must outlive this object.
   CachedSchemaIds(const config::SchemaRegistryConfig& cfg, std::unique_ptr<RegistryClient> client,

@@ -11,7 +11,7 @@
 
 #include "common/log.h"
 #include "common/status.h"
-#include "outbox/encoder.h"
+#include "encoding/encoder_factory.h"
 #include "registry/schema_ids.h"
 #include "relay/failure.h"
 #include "relay/publisher.h"
@@ -131,7 +131,7 @@ absl::Status RunRelay(RelayContext& ctx) {
   if (!schema_ids.ok()) return schema_ids.status();
   // The output format, chosen once and shared by every slot's stream.
   const std::unique_ptr<const outbox::Encoder> encoder =
-      outbox::CreateEncoder(ctx.config.outbox, outbox::ProcessRunId(), schema_ids->get());
+      encoding::CreateEncoder(ctx.config.outbox, encoding::ProcessRunId(), schema_ids->get());
   Backoff backoff;
   LateRejections late_rejections;  // Outlives each producer's publisher.
   while (true) {

@@ -5,12 +5,15 @@
 //      keepalives; relay/slot_stream.cc reads it in bounded batches for its slot;
 //   3. pgoutput/decoder.cc decodes it; relay/change_handler.cc frames Begin/Commit as a
 //      transaction in the slot's relay/ack_tracker.cc;
-//   4. outbox/mapper.cc turns an outbox Insert into an OutboxEvent (topic, key, value, headers);
+//   4. outbox/mapper.cc reads, checks and routes an outbox Insert (topic, partition, time), and
+//      the run's encoder (encoding/encoder_factory.h) writes its key, value and headers;
 //   5. relay/publisher.cc, shared by every slot, hands it to kafka/producer.cc (librdkafka)
 //      with an origin naming its slot's stream and transaction; a row that cannot be mapped or
 //      produced goes to the dead-letter topic instead;
-//   6. the delivery report comes back through Publisher::OnDelivered, which acknowledges the
-//      record in the AckTracker of the stream that produced it;
+//   6. the delivery report comes back through Publisher::OnDelivered
+//      (relay/publisher_delivery.cc), which acknowledges the record in the AckTracker of the
+//      stream that produced it (exactly_once: relay/slot_stream_kafka.cc commits the Kafka
+//      transaction, its position record inside, and the commit is what confirms);
 //   7. once the transaction and all before it are acknowledged, the ReplicationSession asks
 //      its ConfirmSource (relay/confirm_source.h) and confirms Commit.end_lsn to Postgres.
 // relay/relay_loop.cc is the thin loop that polls the sockets, the producer and the stop

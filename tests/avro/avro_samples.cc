@@ -8,13 +8,27 @@
 #include <string_view>
 #include <vector>
 
-#include "outbox/avro_datum.h"
-#include "outbox/avro_expand.h"
-#include "outbox/avro_schema.h"
-#include "outbox/converter.h"
-#include "outbox/json_expand.h"
+#include "encoding/avro/avro_datum.h"
+#include "encoding/avro/avro_expand.h"
+#include "encoding/avro/avro_schema.h"
+#include "encoding/debezium/converter.h"
+#include "encoding/debezium/json_expand.h"
 
 namespace outboxd::outbox {
+
+using encoding::AnythingAvroSchema;
+using encoding::AppendAnythingString;
+using encoding::AppendAvroRecordSchema;
+using encoding::AppendAvroSchema;
+using encoding::AppendConfluentHeader;
+using encoding::AppendExpandedAvroSchema;
+using encoding::AppendExpandedAvroValue;
+using encoding::AppendJsonString;
+using encoding::AvroDatum;
+using encoding::AvroField;
+using encoding::ExpandOutcome;
+using encoding::InferJsonPayload;
+using encoding::InferredPayload;
 namespace {
 
 std::string Hex(std::string_view bytes) {

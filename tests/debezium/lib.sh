@@ -80,7 +80,7 @@ connector_json() {
 # write_rows FILE [with_null_type] — copies the varied rows of the captured fixture to FILE and
 # runs it. The rows after its with_null_type marker (a NULL aggregatetype, and a row after it)
 # only with with_null_type: they make Debezium's task FAIL.
-ROWS_SQL="$OUTBOXD_REPO_ROOT/tests/unit/outbox/testdata/debezium-3.6.1/rows.sql"
+ROWS_SQL="$OUTBOXD_REPO_ROOT/tests/unit/encoding/testdata/debezium-3.6.1/rows.sql"
 write_rows() {
   local file=$1
   if [[ ${2:-} == with_null_type ]]; then

@@ -2,8 +2,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "mapper_test_util.h"
 #include "outbox/mapper.h"
+#include "support/mapper_test_util.h"
 
 namespace outboxd::outbox {
 namespace {

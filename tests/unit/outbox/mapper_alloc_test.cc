@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "gtest/gtest.h"
-#include "mapper_test_util.h"
 #include "outbox/mapper.h"
 #include "support/counting_new.h"
+#include "support/mapper_test_util.h"
 
 namespace outboxd::outbox {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "mapper_test_util.h"
+#include "support/mapper_test_util.h"
 
 namespace outboxd::outbox {
 namespace {
@@ -95,14 +95,6 @@ TEST_F(MapperOptionsTest, PositionHeadersNameSlotCommitLsnAndOrdinal) {
   EXPECT_THAT(event_.headers, ElementsAre(Header{"id", "2"}, Header{"outboxd.slot", "s"},
                                           Header{"outboxd.commit_lsn", "FFFFFFFF/FFFFFFFF"},
                                           Header{"outboxd.ordinal", "18446744073709551615"}));
-}
-
-TEST(ProcessRunIdTest, StableVersion7Uuid) {
-  const std::string id = ProcessRunId();
-  EXPECT_EQ(id, ProcessRunId());
-  ASSERT_EQ(id.size(), 36u);
-  EXPECT_EQ(id[14], '7');
-  EXPECT_THAT(std::string("89ab"), HasSubstr(std::string(1, id[19])));
 }
 
 TEST_F(MapperOptionsTest, EnvelopeUnderEachConverter) {

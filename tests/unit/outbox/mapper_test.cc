@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "mapper_test_util.h"
+#include "support/mapper_test_util.h"
 
 namespace outboxd::outbox {
 namespace {

@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "encoding/encoder_factory.h"
 #include "fakes.h"
 #include "gtest/gtest.h"
 #include "support/pgoutput_encoder.h"
@@ -92,7 +93,7 @@ class ChangeHandlerReplayTest : public ::testing::Test {
   std::map<std::string, TopicBehaviour> topics_;
   std::vector<ProducedRecord> produced_;
   bool acks_ = true;
-  std::unique_ptr<const outbox::Encoder> encoder_ = outbox::CreateEncoder(config_.outbox, "run");
+  std::unique_ptr<const outbox::Encoder> encoder_ = encoding::CreateEncoder(config_.outbox, "run");
   std::unique_ptr<Publisher> publisher_;
   AckTracker tracker_;
   StreamId stream_ = 0;
