@@ -117,6 +117,9 @@ absl::StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view 
       !s.ok()) {
     return s;
   }
+  if (auto s = internal::ReadKafkaIam(source_name, env, config.kafka, config.kafka_iam); !s.ok()) {
+    return s;
+  }
   if (auto s = internal::ReadOutbox(section("outbox"), config.outbox); !s.ok()) return s;
   if (auto s = internal::ReadSchemaRegistry(section("schema_registry"), config.outbox,
                                             config.schema_registry);

@@ -37,8 +37,16 @@ struct TableName {
   friend bool operator==(const TableName&, const TableName&) = default;
 };
 
+// [postgres] iam_auth: where the password of each connection attempt comes from.
+enum class IamAuth {
+  kNone,    // The conninfo's password (or .pgpass, a client certificate, ...).
+  kAwsRds,  // A fresh RDS IAM token per attempt (src/cloud); needs sslmode=verify-full.
+};
+
 struct PostgresConfig {
   std::string conninfo;  // libpq string; the pg module adds replication=database itself.
+  IamAuth iam_auth = IamAuth::kNone;
+  std::string aws_region;  // With kAwsRds: the database's region (aws_region or AWS_REGION).
   std::string slot = "outboxd";
   std::string publication = "outboxd";
   std::vector<TableName> tables;  // No duplicates; empty only when message_prefixes is not.
@@ -230,11 +238,19 @@ struct LogConfig {
   std::optional<log::Format> format;
 };
 
+// [kafka] sasl.oauthbearer.method = "aws_msk_iam": outboxd makes Amazon MSK IAM tokens and
+// hands them to librdkafka's OAUTHBEARER refresh callback (src/cloud).
+struct KafkaIamConfig {
+  bool aws_msk_iam = false;
+  std::string aws_region;  // The cluster's region ([kafka] aws_region or AWS_REGION).
+};
+
 struct Config {
   PostgresConfig postgres;
   // librdkafka producer properties in their string form, sorted by name; always holds
-  // "bootstrap.servers".
+  // "bootstrap.servers". With MSK IAM, sasl.mechanism=OAUTHBEARER and no outboxd-only keys.
   std::vector<std::pair<std::string, std::string>> kafka;
+  KafkaIamConfig kafka_iam;
   OutboxConfig outbox;
   SchemaRegistryConfig schema_registry;
   RelayConfig relay;

@@ -111,4 +111,64 @@ absl::Status ReadKafka(std::string_view source, const toml::table* table, const 
   return absl::OkStatus();
 }
 
+std::optional<std::string> RegionFromEnvironment(const Environment& env) {
+  if (!env) return std::nullopt;
+  if (auto region = env("AWS_REGION"); region && !region->empty()) return region;
+  if (auto region = env("AWS_DEFAULT_REGION"); region && !region->empty()) return region;
+  return std::nullopt;
+}
+
+absl::Status ReadKafkaIam(std::string_view source, const Environment& env, Properties& kafka,
+                          KafkaIamConfig& out) {
+  auto method = FindProperty(kafka, "sasl.oauthbearer.method");
+  if (method == kafka.end() || method->second != "aws_msk_iam") {
+    auto region = FindProperty(kafka, "aws_region");
+    if (region == kafka.end()) return absl::OkStatus();
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: [kafka] aws_region applies only to sasl.oauthbearer.method = \"aws_msk_iam\"; add "
+        "that or remove aws_region",
+        source));
+  }
+  kafka.erase(method);  // librdkafka knows only "default" and "oidc".
+  out.aws_msk_iam = true;
+  if (auto region = FindProperty(kafka, "aws_region"); region != kafka.end()) {
+    out.aws_region = region->second;
+    kafka.erase(region);
+  } else {
+    out.aws_region = RegionFromEnvironment(env).value_or("");
+  }
+  if (out.aws_region.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: [kafka] sasl.oauthbearer.method = \"aws_msk_iam\" needs the cluster's AWS region; "
+        "add aws_region = \"us-east-1\" (your region) under [kafka] or set AWS_REGION",
+        source));
+  }
+  const auto require = [&](std::string_view name, std::string_view value,
+                           std::initializer_list<std::string_view> allowed) -> absl::Status {
+    auto it = FindProperty(kafka, name);
+    if (it == kafka.end()) {
+      kafka.emplace(std::lower_bound(kafka.begin(), kafka.end(), name,
+                                     [](const auto& p, std::string_view k) { return p.first < k; }),
+                    std::string(name), std::string(value));
+      return absl::OkStatus();
+    }
+    if (std::find(allowed.begin(), allowed.end(), it->second) != allowed.end()) {
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: [kafka] \"{}\" = \"{}\" cannot carry MSK IAM tokens; set it to \"{}\" or remove "
+        "it (MSK's IAM listeners are SASL_SSL, port 9098)",
+        source, name, it->second, value));
+  };
+  // sasl.mechanisms is librdkafka's alias of sasl.mechanism.
+  const bool alias = FindProperty(kafka, "sasl.mechanisms") != kafka.end();
+  if (auto s =
+          require(alias ? "sasl.mechanisms" : "sasl.mechanism", "OAUTHBEARER", {"OAUTHBEARER"});
+      !s.ok()) {
+    return s;
+  }
+  // SASL_PLAINTEXT only for test brokers: MSK itself never offers IAM without TLS.
+  return require("security.protocol", "SASL_SSL", {"SASL_SSL", "sasl_ssl", "SASL_PLAINTEXT"});
+}
+
 }  // namespace outboxd::config::internal

@@ -18,7 +18,9 @@ constexpr std::string_view kPostgresKeys[] = {"conninfo",
                                               "status_interval_ms",
                                               "slot_check_interval_ms",
                                               "min_safe_wal_size_mb",
-                                              "parallel_slots"};
+                                              "parallel_slots",
+                                              "iam_auth",
+                                              "aws_region"};
 constexpr std::string_view kRelayKeys[] = {
     "shutdown_timeout_ms",   "delivery",           "transactional_id",    "transaction_max_events",
     "transaction_max_bytes", "transaction_max_ms", "transaction_split_ms"};
@@ -147,6 +149,33 @@ absl::Status ReadParallelSlots(const SectionReader& reader, PostgresConfig& out)
   return absl::OkStatus();
 }
 
+constexpr std::array<std::pair<std::string_view, IamAuth>, 2> kIamAuths = {{
+    {"none", IamAuth::kNone},
+    {"aws_rds", IamAuth::kAwsRds},
+}};
+
+// iam_auth and aws_region: with "aws_rds" the password of each connection attempt is a fresh
+// RDS IAM token for the database's region (the sslmode rule is pg's, which parses conninfo).
+absl::Status ReadIamAuth(const SectionReader& reader, const Environment& env, PostgresConfig& out) {
+  if (auto s = ReadChoice(reader, "iam_auth", kIamAuths, out.iam_auth); !s.ok()) return s;
+  if (auto s = reader.ReadString("aws_region", R"(aws_region = "us-east-1")", out.aws_region);
+      !s.ok()) {
+    return s;
+  }
+  if (out.iam_auth == IamAuth::kNone) {
+    if (!reader.Has("aws_region")) return absl::OkStatus();
+    return reader.Error("aws_region", "applies only to iam_auth = \"aws_rds\"",
+                        "add iam_auth = \"aws_rds\" or remove aws_region");
+  }
+  if (out.aws_region.empty()) out.aws_region = RegionFromEnvironment(env).value_or("");
+  if (out.aws_region.empty()) {
+    return reader.Error("iam_auth", "= \"aws_rds\" needs the database's AWS region",
+                        "add aws_region = \"us-east-1\" (your region) under [postgres] or set "
+                        "AWS_REGION");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Span<const std::string_view> PostgresKeys() { return kPostgresKeys; }
@@ -167,6 +196,7 @@ absl::Status ReadPostgres(const SectionReader& reader, const Environment& env,
                           PostgresConfig& out) {
   if (auto s = reader.CheckKnownKeys(kPostgresKeys); !s.ok()) return s;
   if (auto s = ReadConninfo(reader, env, out.conninfo); !s.ok()) return s;
+  if (auto s = ReadIamAuth(reader, env, out); !s.ok()) return s;
   if (auto s = reader.ReadString("slot", R"(slot = "outboxd")", out.slot); !s.ok()) return s;
   if (!IsValidSlotName(out.slot)) {
     return reader.Error("slot",

@@ -22,6 +22,13 @@ absl::Status ReadLog(const SectionReader& reader, LogConfig& out);
 // `table` may be null (no [kafka] section); `source` names the file in errors.
 absl::Status ReadKafka(std::string_view source, const toml::table* table, const Environment& env,
                        std::vector<std::pair<std::string, std::string>>& out);
+// Takes sasl.oauthbearer.method = "aws_msk_iam" and aws_region out of the [kafka] properties
+// `kafka` (sorted; ReadKafka's output) into `out`, setting the SASL properties MSK IAM needs.
+absl::Status ReadKafkaIam(std::string_view source, const Environment& env,
+                          std::vector<std::pair<std::string, std::string>>& kafka,
+                          KafkaIamConfig& out);
+// AWS_REGION, else AWS_DEFAULT_REGION, as the AWS SDKs read the region; nullopt when neither.
+std::optional<std::string> RegionFromEnvironment(const Environment& env);
 
 // The keys each reader accepts (keys.h gathers them); static storage.
 absl::Span<const std::string_view> PostgresKeys();

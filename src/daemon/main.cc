@@ -8,9 +8,11 @@
 
 #include "common/log.h"
 #include "common/status.h"
+#include "common/strings.h"
 #include "config/config.h"
 #include "daemon/build_info.h"
 #include "daemon/check_command.h"
+#include "daemon/cloud_auth.h"
 #include "daemon/exit_codes.h"
 #include "daemon/options.h"
 #include "daemon/run_command.h"
@@ -65,18 +67,38 @@ int Main(Options options) {
   if (options.command != "check") {
     for (const std::string& warning : config->warnings) log::Warn("config: {}", warning);
   }
+  // AWS IAM (MSK, RDS): the hooks go in before any client or connection exists; the provider
+  // lives as long as the process.
+  static std::unique_ptr<cloud::AwsCredentialsProvider> aws_credentials;
+  absl::Status aws_iam = absl::OkStatus();
+  if (UsesAwsIam(*config)) {
+    aws_credentials = cloud::MakeDefaultCredentialsProvider();
+    aws_iam = InstallAwsIam(*config, *aws_credentials, Concat("outboxd/", OUTBOXD_VERSION));
+  }
   if (options.command == "check") {
     CheckResults results = {Pass("config", options.debezium_config_path.empty()
                                                ? options.config_path
                                                : options.debezium_config_path)};
     for (const std::string& warning : config->warnings)
       results.push_back(Warn("config", warning, ""));
+    // Online, CheckAwsIam reports the same conninfo problems on its own line.
+    if (!aws_iam.ok() && options.offline) {
+      results.push_back(Fail("postgres iam_auth", std::string(MessageOf(aws_iam)), ""));
+    }
+    if (!options.offline && aws_credentials != nullptr) {
+      CheckResults aws = CheckAwsIam(*config, *aws_credentials);
+      results.insert(results.end(), aws.begin(), aws.end());
+    }
     if (!options.offline) {
       CheckResults servers = CheckServers(*config);
       results.insert(results.end(), servers.begin(), servers.end());
     }
     PrintResults(results, redactor, stdout);
     return CheckExitCode(results);
+  }
+  if (!aws_iam.ok()) {
+    log::Error("{}", MessageOf(aws_iam));
+    return kExitUsage;
   }
   if (options.command == "slot") {
     return SlotCommand(*config, options.slot_action, options.yes, stdout);

@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "kafka/delivery_error.h"
+#include "kafka/oauthbearer.h"
 
 namespace outboxd::kafka {
 
@@ -29,15 +30,18 @@ absl::StatusOr<Owned<rd_kafka_conf_t>> BuildConf(const Properties& properties) {
                  "; see librdkafka's CONFIGURATION.md for the properties it accepts"));
     }
   }
+  InstallTokenRefresh(conf.get());  // MSK IAM: outboxd's tokens, when a hook is installed.
   return conf;
 }
 
 absl::StatusOr<Owned<rd_kafka_t>> NewClient(rd_kafka_type_t type, Owned<rd_kafka_conf_t> conf) {
   char errstr[512];
+  const bool uses_hook_tokens = UsesHookTokens(conf.get());
   // rd_kafka_new takes ownership of the configuration only when it succeeds.
   Owned<rd_kafka_t> rk(rd_kafka_new(type, conf.get(), errstr, sizeof errstr));
   if (!rk) return absl::InvalidArgumentError(errstr);
   static_cast<void>(conf.release());
+  if (auto s = EnableBackgroundTokenRefresh(rk.get(), uses_hook_tokens); !s.ok()) return s;
   return rk;
 }
 

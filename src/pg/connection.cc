@@ -4,6 +4,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "fmt/format.h"
+#include "pg/connect_password.h"
 
 namespace outboxd::pg {
 namespace {
@@ -139,20 +140,28 @@ absl::Status ClassifyConnectError(PGPing server, std::string_view message) {
   return absl::PermissionDeniedError(text);
 }
 
-ConnectParams MakeConnectParams(const std::string& conninfo, bool replication,
-                                const char* application_name) {
+absl::StatusOr<ConnectParams> MakeConnectParams(const std::string& conninfo, bool replication,
+                                                const char* application_name) {
   // expand_dbname=1: "dbname" is parsed as a whole conninfo string. Keywords before it are
   // defaults the user's string may override (a bounded connect, TCP keepalives so a vanished
   // server is noticed in about a minute rather than hours); keywords after it are fixed.
   ConnectParams params{.keywords = {"connect_timeout", "keepalives_idle", "keepalives_interval",
                                     "keepalives_count", "dbname"},
-                       .values = {"10", "30", "10", "3", conninfo.c_str()}};
+                       .values = {"10", "30", "10", "3", conninfo.c_str()},
+                       .password = nullptr};
   if (replication) {
     params.keywords.push_back("replication");
     params.values.push_back("database");
   }
   params.keywords.push_back("application_name");
   params.values.push_back(application_name);
+  auto password = PasswordForAttempt(conninfo);  // Each attempt its own: tokens expire.
+  if (!password.ok()) return password.status();
+  if (password->has_value()) {
+    params.password = std::make_shared<const std::string>(std::move(**password));
+    params.keywords.push_back("password");
+    params.values.push_back(params.password->c_str());
+  }
   params.keywords.push_back(nullptr);
   params.values.push_back(nullptr);
   return params;
@@ -164,7 +173,9 @@ std::string ConnectErrorText(PGconn* conn) {
 }
 
 absl::StatusOr<Connection> Connection::Open(const std::string& conninfo) {
-  const ConnectParams params = MakeConnectParams(conninfo, /*replication=*/true, "outboxd");
+  auto made = MakeConnectParams(conninfo, /*replication=*/true, "outboxd");
+  if (!made.ok()) return made.status();
+  const ConnectParams& params = *made;
   Connection conn(
       PQconnectdbParams(params.keywords.data(), params.values.data(), /*expand_dbname=*/1));
   if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
@@ -204,14 +215,10 @@ std::string Connection::QuoteIdentifier(std::string_view text) const {
 
 absl::StatusOr<Connection> Connection::OpenOrdinary(const std::string& conninfo,
                                                     const char* application_name) {
-  const char* const keywords[] = {"connect_timeout",
-                                  "keepalives_idle",
-                                  "keepalives_interval",
-                                  "keepalives_count",
-                                  "dbname",
-                                  "application_name",
-                                  nullptr};
-  const char* const values[] = {"10", "30", "10", "3", conninfo.c_str(), application_name, nullptr};
+  auto made = MakeConnectParams(conninfo, /*replication=*/false, application_name);
+  if (!made.ok()) return made.status();
+  const char* const* keywords = made->keywords.data();
+  const char* const* values = made->values.data();
   Connection conn(PQconnectdbParams(keywords, values, /*expand_dbname=*/1));
   if (conn.raw() == nullptr) return absl::ResourceExhaustedError("libpq: out of memory");
   if (PQstatus(conn.raw()) != CONNECTION_OK) {

@@ -43,14 +43,17 @@ absl::Status ClassifyConnectError(PGPing server, std::string_view message);
 // libpq keyword/value arrays (null-terminated, for PQconnectdbParams or PQconnectStartParams
 // with expand_dbname=1) for `conninfo` with outboxd's defaults: a bounded connect, TCP
 // keepalives, and `application_name`. With `replication` the connection is a walsender one
-// (replication=database); without, an ordinary SQL session. The pointers borrow `conninfo`
-// and `application_name`, which must outlive the arrays' use.
+// (replication=database); without, an ordinary SQL session. With a password hook
+// (connect_password.h) the attempt's password is made here and overrides the conninfo's. The
+// pointers borrow `conninfo` and `application_name`, which must outlive the arrays' use, and
+// the params' own `password`. Errors: the hook's (e.g. no AWS credentials), annotated.
 struct ConnectParams {
   std::vector<const char*> keywords;
   std::vector<const char*> values;
+  std::shared_ptr<const std::string> password;  // Stable storage across moves; null: none.
 };
-ConnectParams MakeConnectParams(const std::string& conninfo, bool replication,
-                                const char* application_name);
+absl::StatusOr<ConnectParams> MakeConnectParams(const std::string& conninfo, bool replication,
+                                                const char* application_name);
 // "cannot connect to Postgres: <libpq's message>" with the fix appended, for `conn`, whose
 // connection attempt failed. `conn` must not be null.
 std::string ConnectErrorText(PGconn* conn);

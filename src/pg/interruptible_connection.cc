@@ -35,7 +35,9 @@ absl::Status WaitForSocket(int socket, short events, int wake_fd, Deadline deadl
 absl::StatusOr<InterruptibleConnection> InterruptibleConnection::Open(
     const std::string& conninfo, const char* application_name, int wake_fd,
     std::chrono::milliseconds timeout) {
-  const ConnectParams params = MakeConnectParams(conninfo, /*replication=*/false, application_name);
+  auto made = MakeConnectParams(conninfo, /*replication=*/false, application_name);
+  if (!made.ok()) return made.status();
+  const ConnectParams& params = *made;
   InterruptibleConnection conn(
       PQconnectStartParams(params.keywords.data(), params.values.data(), /*expand_dbname=*/1),
       wake_fd);

@@ -18,6 +18,7 @@ using ::outboxd::config::testing::FakeEnv;
 using ::outboxd::config::testing::kMinimal;
 using ::outboxd::config::testing::Parse;
 using ::outboxd::config::testing::WithMinimal;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
@@ -260,6 +261,70 @@ TEST(LoadConfigTest, MissingFileIsInvalidArgument) {
   EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(config.status().message()),
               HasSubstr("/nonexistent/outboxd.toml: cannot open config file"));
+}
+
+// AWS IAM (src/cloud): the options that make outboxd produce tokens, and their errors.
+constexpr std::string_view kMskIam = R"(
+[postgres]
+conninfo = "host=db.example sslmode=verify-full dbname=app user=outboxd"
+tables = ["public.outbox"]
+
+[kafka]
+"bootstrap.servers" = "b-1.msk.example:9098"
+"sasl.oauthbearer.method" = "aws_msk_iam"
+aws_region = "eu-west-1"
+)";
+
+TEST(AwsIamConfigTest, MskIamBecomesOauthbearerOverSaslSsl) {
+  auto config = Parse(kMskIam);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->kafka_iam.aws_msk_iam);
+  EXPECT_EQ(config->kafka_iam.aws_region, "eu-west-1");
+  // librdkafka never sees the outboxd-only keys (it would refuse them).
+  EXPECT_THAT(config->kafka, ElementsAre(Pair("bootstrap.servers", "b-1.msk.example:9098"),
+                                         Pair("sasl.mechanism", "OAUTHBEARER"),
+                                         Pair("security.protocol", "SASL_SSL")));
+}
+
+TEST(AwsIamConfigTest, MskIamRegionFromTheEnvironmentOrAnErrorNamingTheFix) {
+  std::string text(kMskIam);
+  text.erase(text.find("aws_region"));
+  auto config = Parse(text, FakeEnv({{"AWS_DEFAULT_REGION", "ap-south-1"}}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->kafka_iam.aws_region, "ap-south-1");
+  EXPECT_THAT(ErrorOf(text),
+              AllOf(HasSubstr("needs the cluster's AWS region"),
+                    HasSubstr("aws_region = \"us-east-1\""), HasSubstr("AWS_REGION")));
+}
+
+TEST(AwsIamConfigTest, MskIamRefusesAnotherMechanismOrAPlainProtocol) {
+  EXPECT_THAT(ErrorOf(std::string(kMskIam) + "\"sasl.mechanism\" = \"SCRAM-SHA-512\"\n"),
+              HasSubstr("\"sasl.mechanism\" = \"SCRAM-SHA-512\" cannot carry MSK IAM tokens"));
+  EXPECT_THAT(ErrorOf(std::string(kMskIam) + "\"security.protocol\" = \"SSL\"\n"),
+              HasSubstr("set it to \"SASL_SSL\""));
+  EXPECT_THAT(ErrorOf(WithMinimal("aws_region = \"us-east-1\"\n")),
+              HasSubstr("aws_region applies only to sasl.oauthbearer.method"));
+}
+
+TEST(AwsIamConfigTest, RdsIamTakesItsRegionFromTheSectionOrTheEnvironment) {
+  const std::string text = R"(
+[postgres]
+conninfo = "host=db.example sslmode=verify-full dbname=app user=outboxd"
+tables = ["public.outbox"]
+iam_auth = "aws_rds"
+)";
+  const std::string kafka = "[kafka]\n\"bootstrap.servers\" = \"127.0.0.1:9092\"\n";
+  auto from_env = Parse(text + kafka, FakeEnv({{"AWS_REGION", "us-west-2"}}));
+  ASSERT_TRUE(from_env.ok()) << from_env.status();
+  EXPECT_EQ(from_env->postgres.iam_auth, IamAuth::kAwsRds);
+  EXPECT_EQ(from_env->postgres.aws_region, "us-west-2");
+  auto from_file = Parse(text + "aws_region = \"eu-central-1\"\n" + kafka,
+                         FakeEnv({{"AWS_REGION", "us-west-2"}}));
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  EXPECT_EQ(from_file->postgres.aws_region, "eu-central-1");
+  EXPECT_THAT(ErrorOf(text + kafka),
+              AllOf(HasSubstr("iam_auth"), HasSubstr("AWS region"), HasSubstr("AWS_REGION")));
+  EXPECT_EQ(Parse(WithMinimal(""))->postgres.iam_auth, IamAuth::kNone);
 }
 
 }  // namespace

@@ -1,13 +1,18 @@
 // The one configuration builder and client constructor: errors name the property, ownership of
-// the configuration ends in the client, and only connection settings reach helper clients.
+// the configuration ends in the client, only connection settings reach helper clients, and an
+// installed token hook (MSK IAM) serves every client.
 
 #include "kafka/client.h"
 
+#include <atomic>
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kafka/oauthbearer.h"
 
 namespace outboxd::kafka {
 namespace {
@@ -70,6 +75,49 @@ TEST(NewHelperClientTest, ProducerTuningDoesNotReachAConsumer) {
       {{"group.id", "g"}}, &operator_error);
   ASSERT_TRUE(rk.ok()) << rk.status();
   EXPECT_EQ(operator_error, std::nullopt);
+}
+
+// MSK IAM: with a token hook installed, every client librdkafka builds asks it for tokens in
+// the background, without the application polling (admin and helper clients never poll).
+TEST(TokenHookTest, ClientsGetTokensFromTheHookWithoutPolling) {
+  std::atomic<int> calls{0};
+  const auto expiration = std::chrono::system_clock::now() + std::chrono::minutes(15);
+  SetTokenHook([&]() -> absl::StatusOr<BearerToken> {
+    ++calls;
+    return BearerToken{"token-value", expiration, "outboxd"};
+  });
+  for (rd_kafka_type_t type : {RD_KAFKA_PRODUCER, RD_KAFKA_CONSUMER}) {
+    const int before = calls;
+    auto conf = BuildConf({{"bootstrap.servers", "127.0.0.1:1"},
+                           {"security.protocol", "SASL_PLAINTEXT"},
+                           {"sasl.mechanism", "OAUTHBEARER"}});
+    ASSERT_TRUE(conf.ok()) << conf.status();
+    if (type == RD_KAFKA_CONSUMER) {
+      char errstr[256];
+      rd_kafka_conf_set(conf->get(), "group.id", "g", errstr, sizeof errstr);
+    }
+    auto client = NewClient(type, *std::move(conf));
+    ASSERT_TRUE(client.ok()) << client.status();
+    for (int i = 0; i < 500 && calls == before; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_GT(calls, before) << "the token hook was not called for client type " << type;
+  }
+  SetTokenHook(nullptr);
+}
+
+TEST(TokenHookTest, WithoutAHookNoRefreshCallbackIsInstalled) {
+  SetTokenHook(nullptr);
+  auto conf = BuildConf({{"bootstrap.servers", "127.0.0.1:1"},
+                         {"sasl.mechanism", "OAUTHBEARER"},
+                         {"security.protocol", "SASL_PLAINTEXT"}});
+  ASSERT_TRUE(conf.ok()) << conf.status();
+  // librdkafka's own unsecured-JWT builder then needs its config; outboxd did not replace it.
+  char errstr[256];
+  EXPECT_EQ(rd_kafka_conf_set(conf->get(), "enable.sasl.oauthbearer.unsecure.jwt", "true", errstr,
+                              sizeof errstr),
+            RD_KAFKA_CONF_OK);
+  EXPECT_FALSE(HasTokenHook());
 }
 
 }  // namespace
