@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "pg/managed_postgres.h"
 #include "pg/reshard.h"
 
 namespace outboxd::pg {
@@ -40,8 +41,9 @@ std::string DurationText(int64_t seconds) {
 
 class ServerChecker {
  public:
-  ServerChecker(Connection& conn, const ServerCheckOptions& options, CheckResults& out)
-      : conn_(conn), options_(options), out_(out) {}
+  ServerChecker(Connection& conn, const ServerCheckOptions& options, CheckResults& out,
+                ServerFlavour flavour = ServerFlavour::kSelfManaged)
+      : conn_(conn), options_(options), out_(out), flavour_(flavour) {}
 
   void Run() {
     if (!CheckRole()) return;
@@ -69,14 +71,19 @@ class ServerChecker {
     if (!Ok(role.status(), "role")) return false;
     role_ = *role;
     const std::string name = Concat("role ", role->name);
-    if (!role->replication) {
-      out_.push_back(Fail(
-          name, "has no REPLICATION attribute",
-          Concat("as a superuser: ALTER ROLE ", conn_.QuoteIdentifier(role->name), " REPLICATION"),
-          /*permission=*/true));
+    auto member = HasManagedReplicationRole(conn_, flavour_);
+    if (!Ok(member.status(), "role")) return false;
+    if (!role->replication && !*member) {
+      out_.push_back(Fail(name,
+                          flavour_ == ServerFlavour::kAmazonRds ? "is no member of rds_replication"
+                                                                : "has no REPLICATION attribute",
+                          ReplicationFix(flavour_, conn_.QuoteIdentifier(role->name)),
+                          /*permission=*/true));
       return true;
     }
-    out_.push_back(Pass(name, role->superuser ? "superuser" : "has REPLICATION"));
+    out_.push_back(Pass(name, role->superuser ? "superuser"
+                              : *member       ? "member of rds_replication"
+                                              : "has REPLICATION"));
     auto replication = Connection::Open(options_.conninfo);
     if (replication.ok()) {
       out_.push_back(Pass("replication connection", "replication=database accepted"));
@@ -93,7 +100,7 @@ class ServerChecker {
       out_.push_back(*level == "logical"
                          ? Pass("wal_level", "logical")
                          : Fail("wal_level", Concat(*level, ", logical replication needs logical"),
-                                std::string(kWalLevelFix)));
+                                WalLevelFix(flavour_)));
     }
     const int count = std::max(options_.partition.count, 1);
     int missing_slots = 0;
@@ -365,6 +372,7 @@ class ServerChecker {
   Connection& conn_;
   const ServerCheckOptions& options_;
   CheckResults& out_;
+  const ServerFlavour flavour_;
   RoleInfo role_;
   std::optional<SlotInfo> slot_;
   bool all_tables_owned_ = true;
@@ -438,10 +446,15 @@ CheckResults CheckServer(const ServerCheckOptions& options) {
     return out;
   }
   auto version = ShowSetting(*conn, "server_version");
-  out.push_back(Pass("postgres connection",
-                     Concat("database ", conn->DatabaseName(), ", PostgreSQL ",
-                            version.ok() ? *version : std::string("(version unknown)"))));
-  ServerChecker(*conn, options, out).Run();
+  // A failed look-up only loses the service's own wording in the fixes below.
+  const ServerFlavour flavour = DetectFlavour(*conn).value_or(ServerFlavour::kSelfManaged);
+  out.push_back(
+      Pass("postgres connection",
+           Concat("database ", conn->DatabaseName(), ", PostgreSQL ",
+                  version.ok() ? *version : std::string("(version unknown)"),
+                  flavour == ServerFlavour::kSelfManaged ? std::string()
+                                                         : Concat(" on ", FlavourName(flavour)))));
+  ServerChecker(*conn, options, out, flavour).Run();
   return out;
 }
 
