@@ -221,7 +221,7 @@ TEST(RenderPrometheus, FollowsTheExpositionFormatRules) {
       }
     }
   }
-  EXPECT_EQ(declared.size(), 28u);
+  EXPECT_EQ(declared.size(), 29u);
 }
 
 TEST(RenderPrometheus, LabelValueWithNewlineStaysOnOneLine) {
