@@ -33,14 +33,16 @@ void Publisher::AbandonTransaction(std::string_view cause) {
 }
 
 void Publisher::TimeTransactionAck() {
-  if (!transaction_.open) return;
+  const bool last = transaction_.closing && in_flight_.empty();
+  // Most acknowledgements are neither the first nor the last: no clock read for them.
+  if (!transaction_.open || (transaction_.first_acked && !last)) return;
   const auto now = clock_.SteadyNow();
   if (!transaction_.first_acked) {
     transaction_.first_acked = true;
     metrics_.transaction_phases.first_ack.Observe(
         std::chrono::duration<double>(now - transaction_.begun).count());
   }
-  if (transaction_.closing && in_flight_.empty()) {
+  if (last) {
     metrics_.transaction_phases.last_ack.Observe(
         std::chrono::duration<double>(now - transaction_.closed).count());
   }
