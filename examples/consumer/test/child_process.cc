@@ -73,6 +73,10 @@ void ChildProcess::Kill() {
   Reap(/*block=*/true);
 }
 
+void ChildProcess::Signal(int signal) {
+  if (!exit_code_.has_value()) kill(pid_, signal);
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;

@@ -67,15 +67,17 @@ void ConsumerTest::SetUp() {
   OutboxdTest::SetUp();
   if (HasFatalFailure()) return;
   // The consumer's tables live in a schema of their own, found through search_path, so the
-  // test runs the shipped schema.sql unchanged.
+  // test runs the shipped inbox.sql and schema.sql unchanged.
   schema_ = UniqueName("consumer");
   IT_ASSERT_OK(pg().Exec(absl::StrCat("CREATE SCHEMA ", QuoteIdent(schema_))));
   conninfo_ = absl::StrCat(env().pg_conninfo, " options='-csearch_path=", schema_, "'");
   IT_ASSERT_OK_AND_ASSIGN(PgClient db, PgClient::Connect(conninfo_));
   db_ = std::make_unique<PgClient>(std::move(db));
-  const std::string schema_sql = ReadFile(CONSUMER_SCHEMA_SQL);
-  ASSERT_FALSE(schema_sql.empty()) << "cannot read " << CONSUMER_SCHEMA_SQL;
-  IT_ASSERT_OK(db_->Exec(schema_sql));
+  for (const char* path : {CONSUMER_INBOX_SQL, CONSUMER_SCHEMA_SQL}) {
+    const std::string sql = ReadFile(path);
+    ASSERT_FALSE(sql.empty()) << "cannot read " << path;
+    IT_ASSERT_OK(db_->Exec(sql));
+  }
   group_ = UniqueName("group");
   topic_ = Topic("Ledger");
 }
