@@ -74,6 +74,7 @@ TEST_P(SagaFaultTest, ThousandOrdersSettleThroughKillsAndRestarts) {
       IT_ASSERT_OK(services.KafkaStart().status());
     } else if (fault == "postgres") {
       IT_ASSERT_OK(services.PgRestartImmediate().status());
+      IT_ASSERT_OK(ReconnectPg());
     } else if (fault == "outboxd") {
       relay()->Kill();
       absl::SleepFor(absl::Milliseconds(down_ms(random)));
@@ -103,8 +104,8 @@ TEST_P(SagaFaultTest, ThousandOrdersSettleThroughKillsAndRestarts) {
 
 INSTANTIATE_TEST_SUITE_P(Delivery, SagaFaultTest,
                          ::testing::Values("at_least_once", "exactly_once"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           return std::string(info.param);
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                           return std::string(param.param);
                          });
 
 }  // namespace

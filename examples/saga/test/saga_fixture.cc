@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
 #include "harness/config_writer.h"
 #include "harness/kafka_admin.h"
 #include "harness/kafka_consumer.h"
@@ -21,6 +22,7 @@ namespace {
 
 using consumer_test::ChildProcess;
 using consumer_test::ReadFile;
+using outboxd::it::PgClient;
 using outboxd::it::PgRow;
 using outboxd::it::QuoteIdent;
 
@@ -184,6 +186,21 @@ absl::StatusOr<ChildProcess*> SagaTest::StartPlacing(int first, int count, int p
   return placers_.back().get();
 }
 
+absl::Status SagaTest::ReconnectPg() {
+  for (const auto& [client, conninfo] :
+       {std::pair{&pg(), env().pg_conninfo}, std::pair{&admin(), env().pg_admin_conninfo}}) {
+    absl::StatusOr<PgClient> fresh = PgClient::Connect(conninfo);
+    const absl::Time deadline = absl::Now() + absl::Minutes(1);
+    while (!fresh.ok() && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(200));
+      fresh = PgClient::Connect(conninfo);
+    }
+    if (!fresh.ok()) return fresh.status();
+    *client = std::move(*fresh);
+  }
+  return absl::OkStatus();
+}
+
 int64_t SagaTest::SettledOrders() {
   absl::StatusOr<int64_t> n =
       pg().QueryInt(absl::StrCat("SELECT count(*) FROM ", QuoteIdent(Schema("orders")),
@@ -200,6 +217,7 @@ absl::Status SagaTest::WaitSettledAndQuiet(int64_t orders, absl::Duration timeou
         settled = SettledOrders();
         absl::StatusOr<int64_t> n = pg().QueryInt(unapplied);
         left = n.ok() ? *n : -1;
+        if (!n.ok()) IT_EXPECT_OK(ReconnectPg());  // Postgres restarted under the test
         return settled == orders && left == 0;
       },
       timeout, absl::Milliseconds(500));

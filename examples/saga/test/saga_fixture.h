@@ -58,6 +58,9 @@ class SagaTest : public outboxd::it::OutboxdTest {
   // Starts the order tool for orders [first, first + count) at `per_second` (0: at once).
   absl::StatusOr<consumer_test::ChildProcess*> StartPlacing(int first, int count, int per_second);
 
+  // After a Postgres restart: replaces the base fixture's pg() and admin() connections with
+  // new ones, trying for up to a minute.
+  absl::Status ReconnectPg();
   // Orders in CONFIRMED or CANCELLED; -1 if the query fails.
   int64_t SettledOrders();
   // Waits until `orders` orders are settled and every message written is in its consumer's
