@@ -20,7 +20,7 @@ constexpr char kApplyTotals[] =
 
 ApplyOutcome ApplyTotals(PGconn* conn, const outboxd::v1::Event& event) {
   // A NULL payload (neither oneof member set) adds nothing but still counts the event.
-  const std::string payload = event.payload();
+  const std::string& payload = event.payload();
   const Result applied = ExecParams(conn, kApplyTotals,
                                     {event.aggregate_type().c_str(), event.aggregate_id().c_str(),
                                      event.has_payload() ? payload.c_str() : nullptr});

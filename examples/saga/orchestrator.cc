@@ -1,6 +1,6 @@
 #include "orchestrator.h"
 
-#include <cstdlib>
+#include <charconv>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -20,7 +20,7 @@ using consumer::Result;
 using consumer::StatementFailure;
 using consumer::Succeeded;
 
-constexpr ApplyOutcome kOk{ApplyResult::kApplied, ""};
+ApplyOutcome Ok() { return {ApplyResult::kApplied, ""}; }
 
 // What entering a state sends: a command to a participant, or (final states) an order event.
 struct Step {
@@ -66,9 +66,11 @@ constexpr char kSagaColumns[] =
     " COALESCE(step_cause::text, ''), COALESCE(step_command::text, ''), attempts FROM orders";
 
 Saga ReadSaga(const PGresult* rows, int row) {
-  return {PQgetvalue(rows, row, 0),           PQgetvalue(rows, row, 1), PQgetvalue(rows, row, 2),
-          PQgetvalue(rows, row, 3),           PQgetvalue(rows, row, 4), PQgetvalue(rows, row, 5),
-          std::atoi(PQgetvalue(rows, row, 6))};
+  Saga saga{PQgetvalue(rows, row, 0), PQgetvalue(rows, row, 1), PQgetvalue(rows, row, 2),
+            PQgetvalue(rows, row, 3), PQgetvalue(rows, row, 4), PQgetvalue(rows, row, 5)};
+  const std::string_view attempts = PQgetvalue(rows, row, 6);  // an integer column: digits
+  std::from_chars(attempts.data(), attempts.data() + attempts.size(), saga.attempts);
+  return saga;
 }
 
 // Moves `saga` to `next`: writes the state's command (or final event) caused by `cause` and
@@ -105,7 +107,7 @@ ApplyOutcome Advance(PGconn* conn, const Saga& saga, std::string_view next,
       {saga.order_id.c_str(), state.c_str(), cause.c_str(), id.c_str(), retry ? "t" : "f",
        step->final ? "t" : "f", timeout.c_str(), outcome});
   if (!Succeeded(updated)) return StatementFailure(conn, updated.get());
-  return kOk;
+  return Ok();
 }
 
 // BEGIN, `body`, COMMIT; ROLLBACK when any of it fails.
@@ -159,7 +161,7 @@ ApplyOutcome OnReply(PGconn* conn, const outboxd::v1::Event& reply, const SagaSe
       ExecParams(conn, "UPDATE orders SET late_replies = late_replies + 1 WHERE order_id = $1",
                  {saga.order_id.c_str()});
   if (!Succeeded(counted)) return StatementFailure(conn, counted.get());
-  return kOk;
+  return Ok();
 }
 
 ApplyOutcome ExpireDeadlines(PGconn* conn, const SagaSettings& settings, int& advanced) {
@@ -177,7 +179,7 @@ ApplyOutcome ExpireDeadlines(PGconn* conn, const SagaSettings& settings, int& ad
       }
       ++advanced;
     }
-    return kOk;
+    return Ok();
   });
 }
 
@@ -195,7 +197,7 @@ ApplyOutcome PlaceOrder(PGconn* conn, int index, const SagaSettings& settings) {
                    " VALUES ($1, $2, $3, $4, $5, 'RESERVING') ON CONFLICT (order_id) DO NOTHING",
                    {order_id.c_str(), sku.c_str(), quantity.c_str(), amount.c_str(), card});
     if (!Succeeded(inserted)) return StatementFailure(conn, inserted.get());
-    if (std::string_view(PQcmdTuples(inserted.get())) != "1") return kOk;  // placed before
+    if (std::string_view(PQcmdTuples(inserted.get())) != "1") return Ok();  // placed before
     const std::string sql = std::string(kSagaColumns) + " WHERE order_id = $1";
     const Result found = ExecParams(conn, sql.c_str(), {order_id.c_str()});
     if (!Succeeded(found)) return StatementFailure(conn, found.get());

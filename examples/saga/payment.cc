@@ -57,7 +57,7 @@ ApplyOutcome Charge(PGconn* conn, const outboxd::v1::Event& command) {
     return read;
   }
   if (status.empty()) {
-    const std::string payload = command.payload();
+    const std::string& payload = command.payload();
     const Result charged = ExecParams(conn, kCharge, {order_id.c_str(), payload.c_str()});
     if (!Succeeded(charged)) return StatementFailure(conn, charged.get());
     // A concurrent delivery recorded the order first: retry, and answer from its row.

@@ -59,7 +59,7 @@ ApplyOutcome Reserve(PGconn* conn, const outboxd::v1::Event& command) {
     return read;
   }
   if (status.empty()) {
-    const std::string payload = command.payload();
+    const std::string& payload = command.payload();
     const Result reserved = ExecParams(conn, kReserve, {order_id.c_str(), payload.c_str()});
     if (!Succeeded(reserved)) return StatementFailure(conn, reserved.get());
     // A concurrent delivery recorded the order first: retry, and answer from its row.
@@ -78,7 +78,7 @@ ApplyOutcome Release(PGconn* conn, const outboxd::v1::Event& command) {
       read.result != ApplyResult::kApplied) {
     return read;
   }
-  const std::string payload = command.payload();
+  const std::string& payload = command.payload();
   const Result done = status.empty()
                           ? ExecParams(conn, kReleaseFirst, {order_id.c_str(), payload.c_str()})
                           : ExecParams(conn, kRelease, {order_id.c_str()});

@@ -50,8 +50,9 @@ TEST_P(SagaFaultTest, ThousandOrdersSettleThroughKillsAndRestarts) {
   const absl::Time start = absl::Now();
   SetDelivery(GetParam());
   const char* seed_text = std::getenv("OUTBOXD_SAGA_SEED");
-  const unsigned seed = seed_text != nullptr ? static_cast<unsigned>(std::atoi(seed_text))
-                                             : static_cast<unsigned>(absl::ToUnixMicros(start));
+  const unsigned seed = seed_text != nullptr
+                            ? static_cast<unsigned>(std::strtoul(seed_text, nullptr, 10))
+                            : static_cast<unsigned>(absl::ToUnixMicros(start));
   std::mt19937 random(seed);
   std::cout << "[saga] " << GetParam() << ", seed " << seed << "\n";
   outboxd::chaos::Services services(env(), absl::StrCat(log_dir(), "/services.log"));
