@@ -14,6 +14,10 @@ constexpr char kInsertInbox[] =
     " VALUES ($1, $2, $3, $4, $5, $6, $7)"
     " ON CONFLICT (event_id) DO NOTHING";
 
+// A duplicate is only counted: how often replays happen is worth seeing in an audit.
+constexpr char kCountDuplicate[] =
+    "UPDATE inbox SET deliveries = deliveries + 1 WHERE event_id = $1";
+
 Result Exec(PGconn* conn, const char* sql) { return Result(PQexec(conn, sql)); }
 
 // "a, b and c" for the error message.
@@ -95,6 +99,9 @@ ApplyOutcome Inbox::ApplyInTransaction(const outboxd::v1::Event& event, const Re
   if (is_new) {
     ApplyOutcome written = write(conn_, event);
     if (written.result != ApplyResult::kApplied) return written;
+  } else {
+    const Result counted = ExecParams(conn_, kCountDuplicate, {event.id().c_str()});
+    if (!Succeeded(counted)) return StatementFailure(conn_, counted.get());
   }
   const Result commit = Exec(conn_, "COMMIT");
   if (PQresultStatus(commit.get()) != PGRES_COMMAND_OK) {

@@ -14,5 +14,6 @@ CREATE TABLE IF NOT EXISTS inbox (
   kafka_topic     text        NOT NULL,     -- where the first delivery came from, for audits
   kafka_partition integer     NOT NULL,
   kafka_offset    bigint      NOT NULL,
-  applied_at      timestamptz NOT NULL DEFAULT now()
+  applied_at      timestamptz NOT NULL DEFAULT now(),
+  deliveries      integer     NOT NULL DEFAULT 1  -- 1 + the duplicates skipped, for audits
 );

@@ -40,8 +40,9 @@ void AppendSummary(const std::string& delivery, int faults, absl::Duration took,
       << a.cancelled << '\t' << a.Outcome("payment_refused") << '\t' << a.Outcome("out_of_stock")
       << '\t' << a.Outcome("stock_timeout") + a.Outcome("payment_timeout") << '\t' << a.unfinished
       << '\t' << a.charges << '\t' << a.refunds << '\t' << a.retries << '\t' << a.late_replies
-      << '\t' << a.messages << '\t' << a.inbox_rows << '\t' << a.kafka_records << '\t'
-      << a.violations.size() << '\t' << absl::ToInt64Seconds(took) << '\n';
+      << '\t' << a.messages << '\t' << a.inbox_rows << '\t' << a.duplicates_skipped << '\t'
+      << a.kafka_records << '\t' << a.violations.size() << '\t' << absl::ToInt64Seconds(took)
+      << '\n';
 }
 
 class SagaFaultTest : public SagaTest, public ::testing::WithParamInterface<const char*> {};

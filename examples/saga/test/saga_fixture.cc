@@ -249,6 +249,10 @@ Accounting SagaTest::Audit() {
   a.inbox_rows = count(
       "SELECT (SELECT count(*) FROM O.inbox) + (SELECT count(*) FROM S.inbox)"
       " + (SELECT count(*) FROM P.inbox)");
+  a.duplicates_skipped = count(
+      "SELECT (SELECT COALESCE(sum(deliveries - 1), 0) FROM O.inbox)"
+      " + (SELECT COALESCE(sum(deliveries - 1), 0) FROM S.inbox)"
+      " + (SELECT COALESCE(sum(deliveries - 1), 0) FROM P.inbox)");
   absl::StatusOr<std::vector<PgRow>> outcomes = pg().Query(ForSchemas(
       "SELECT COALESCE(outcome, '-'), count(*) FROM O.orders GROUP BY 1 ORDER BY 1", o, s, p));
   EXPECT_TRUE(outcomes.ok()) << outcomes.status();
@@ -297,7 +301,9 @@ std::string SagaTest::Describe(const Accounting& a) {
   absl::StrAppend(&out, "\nledger: ", a.charges, " charges, ", a.refunds, " refunds\n",
                   "commands sent again after a deadline: ", a.retries,
                   ", late replies ignored: ", a.late_replies, "\nmessages written: ", a.messages,
-                  ", inbox rows: ", a.inbox_rows, ", Kafka records read: ", a.kafka_records,
+                  ", inbox rows: ", a.inbox_rows,
+                  ", duplicates skipped by the inboxes: ", a.duplicates_skipped,
+                  ", Kafka records read: ", a.kafka_records,
                   "\nviolations: ", a.violations.empty() ? "none" : "");
   for (const std::string& v : a.violations) absl::StrAppend(&out, "\n  ", v);
   return out;

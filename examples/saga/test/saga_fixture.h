@@ -27,6 +27,7 @@ struct Accounting {
   int64_t retries = 0, late_replies = 0;    // orders.retries, orders.late_replies summed
   int64_t messages = 0;                     // outbox rows of the three services
   int64_t inbox_rows = 0;                   // inbox rows of the three services
+  int64_t duplicates_skipped = 0;           // deliveries the inboxes skipped (sum deliveries - 1)
   int64_t kafka_records = 0;                // records on the four topics (duplicates included)
   std::vector<std::string> violations;
 
