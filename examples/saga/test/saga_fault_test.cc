@@ -1,12 +1,14 @@
 // The saga under faults (ctest label saga, opt-in: -DOUTBOXD_SAGA_TESTS=ON or scripts/test-saga):
 // 1,000 orders (1 in 10 with a declined card, 1 in 10 for the scarce item) placed over ~40 s
 // while each service and outboxd are killed with -9 at random moments and restarted, the broker
-// is killed and restarted and Postgres restarts in immediate mode; in at_least_once and in
-// exactly_once. At the end every order is settled consistently and every message was applied
-// once by its consumer (SagaTest::Audit). Each run appends its accounting to
-// $OUTBOXD_SAGA_SUMMARY (a table scripts/test-saga prints).
+// is killed and restarted, Postgres restarts in immediate mode and the payment service stalls
+// past the deadlines (compensations and late replies); in at_least_once and in exactly_once. At the
+// end every order is settled consistently and every message was applied once by its consumer
+// (SagaTest::Audit). Each run appends its accounting to $OUTBOXD_SAGA_SUMMARY (a table
+// scripts/test-saga prints).
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -62,10 +64,13 @@ TEST_P(SagaFaultTest, ThousandOrdersSettleThroughKillsAndRestarts) {
   for (const char* role : {"order", "stock", "payment"}) IT_ASSERT_OK(StartService(role));
   IT_ASSERT_OK_AND_ASSIGN(ChildProcess * placing, StartPlacing(0, kOrders, kPerSecond));
 
-  // Each kill twice, the broker and Postgres once each, in a random order, 2-5 s apart.
+  // Each kill twice, the broker and Postgres once each, in a random order, 2-5 s apart; first
+  // a stall of the payment service (SIGSTOP) past a step's last deadline while orders flow, so
+  // that payments time out and are compensated while their charges are still queued.
   std::vector<std::string> faults = {"order", "stock",   "payment", "outboxd", "order",
                                      "stock", "payment", "outboxd", "kafka",   "postgres"};
   std::shuffle(faults.begin(), faults.end(), random);
+  faults.insert(faults.begin(), "payment-stall");
   std::uniform_int_distribution<int> pause_ms(2000, 5000), down_ms(100, 1500);
   for (const std::string& fault : faults) {
     absl::SleepFor(absl::Milliseconds(pause_ms(random)));
@@ -77,6 +82,10 @@ TEST_P(SagaFaultTest, ThousandOrdersSettleThroughKillsAndRestarts) {
     } else if (fault == "postgres") {
       IT_ASSERT_OK(services.PgRestartImmediate().status());
       IT_ASSERT_OK(ReconnectPg());
+    } else if (fault == "payment-stall") {
+      service("payment")->Signal(SIGSTOP);
+      absl::SleepFor(absl::Milliseconds(step_timeout_ms_ * max_attempts_ + 1000));
+      service("payment")->Signal(SIGCONT);
     } else if (fault == "outboxd") {
       relay()->Kill();
       absl::SleepFor(absl::Milliseconds(down_ms(random)));
@@ -100,6 +109,8 @@ TEST_P(SagaFaultTest, ThousandOrdersSettleThroughKillsAndRestarts) {
   EXPECT_EQ(a.confirmed, a.charges - a.refunds);  // money kept only for confirmed orders
   EXPECT_GE(a.Outcome("payment_refused"), 1);
   EXPECT_GE(a.Outcome("out_of_stock"), 1);
+  EXPECT_GE(a.Outcome("payment_timeout"), 1);  // the stall
+  EXPECT_GE(a.late_replies, 1);
   // outboxd never exits on its own through all of it.
   EXPECT_TRUE(relay()->Running()) << Tail(*relay());
 }
