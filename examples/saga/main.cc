@@ -54,46 +54,52 @@ bool ParseInt(std::string_view text, int& out) {
   return ec == std::errc() && end == text.data() + text.size() && out >= 0;
 }
 
+// Sets `error` to `message`; the one way Parse fails.
+std::nullopt_t Refuse(std::string& error, std::string message) {
+  error = std::move(message);
+  return std::nullopt;
+}
+
 // nullopt and `error` naming the argument on a bad command line.
 std::optional<Options> Parse(int argc, char** argv, std::string& error) {
   Options o;
-  if (argc < 2) return error = "missing the service", std::nullopt;
+  if (argc < 2) return Refuse(error, "missing the service");
   o.role = argv[1];
   if (o.role != "order" && o.role != "stock" && o.role != "payment" && o.role != "place") {
-    return error = "unknown service \"" + o.role + "\"", std::nullopt;
+    return Refuse(error, "unknown service \"" + o.role + "\"");
   }
   for (int i = 2; i < argc; i += 2) {
     const std::string_view flag = argv[i];
-    if (i + 1 >= argc) return error = std::string(flag) + " needs a value", std::nullopt;
+    if (i + 1 >= argc) return Refuse(error, std::string(flag) + " needs a value");
     const std::string value = argv[i + 1];
-    bool ok = true;
-    if (flag == "--brokers")
-      o.brokers = value;
-    else if (flag == "--postgres")
-      o.postgres = value;
-    else if (flag == "--topic-prefix")
-      o.topic_prefix = value;
-    else if (flag == "--step-timeout-ms")
-      ok = ParseInt(value, o.saga.step_timeout_ms);
-    else if (flag == "--max-attempts")
-      ok = ParseInt(value, o.saga.max_attempts);
-    else if (flag == "--orders")
-      ok = ParseInt(value, o.orders);
-    else if (flag == "--first")
-      ok = ParseInt(value, o.first);
-    else if (flag == "--per-second")
-      ok = ParseInt(value, o.per_second);
-    else if (flag == "-X" && value.find('=') != std::string::npos) {
-      o.kafka_properties.emplace_back(value.substr(0, value.find('=')),
-                                      value.substr(value.find('=') + 1));
+    std::string* text = flag == "--brokers"        ? &o.brokers
+                        : flag == "--postgres"     ? &o.postgres
+                        : flag == "--topic-prefix" ? &o.topic_prefix
+                                                   : nullptr;
+    int* number = flag == "--step-timeout-ms" ? &o.saga.step_timeout_ms
+                  : flag == "--max-attempts"  ? &o.saga.max_attempts
+                  : flag == "--orders"        ? &o.orders
+                  : flag == "--first"         ? &o.first
+                  : flag == "--per-second"    ? &o.per_second
+                                              : nullptr;
+    if (text != nullptr) {
+      *text = value;
+    } else if (number != nullptr) {
+      if (!ParseInt(value, *number)) {
+        return Refuse(error, std::string(flag) + " needs a number, not \"" + value + "\"");
+      }
+    } else if (flag == "-X" && value.find('=') != std::string::npos) {
+      const size_t eq = value.find('=');
+      o.kafka_properties.emplace_back(value.substr(0, eq), value.substr(eq + 1));
     } else {
-      return error = "unknown argument \"" + std::string(flag) + "\"", std::nullopt;
+      return Refuse(error, "unknown argument \"" + std::string(flag) + "\"");
     }
-    if (!ok)
-      return error = std::string(flag) + " needs a number, not \"" + value + "\"", std::nullopt;
   }
-  if (o.postgres.empty()) return error = "missing --postgres", std::nullopt;
-  if (o.role != "place" && o.brokers.empty()) return error = "missing --brokers", std::nullopt;
+  if (o.saga.step_timeout_ms == 0 || o.saga.max_attempts == 0) {
+    return Refuse(error, "--step-timeout-ms and --max-attempts must be positive");
+  }
+  if (o.postgres.empty()) return Refuse(error, "missing --postgres");
+  if (o.role != "place" && o.brokers.empty()) return Refuse(error, "missing --brokers");
   return o;
 }
 
@@ -138,10 +144,11 @@ int RunService(const Options& o) {
   consumer::LoopSettings loop{o.role, o.brokers, o.topic_prefix + "." + o.role, {}, {}, 200};
   // Static membership: a restarted service takes its partitions back at once, instead of the
   // group waiting for the killed one's session to time out. A service may start before the
-  // topics it reads exist (they appear with the first outbox row): look for them every 5 s,
-  // not librdkafka's 5 min. -X overrides both.
+  // topics it reads exist (they appear with the first outbox row): look for them every second,
+  // not every 5 min (librdkafka's default), or the first replies wait past their deadline.
+  // -X overrides both.
   loop.kafka_properties = {{"group.instance.id", loop.group + ".1"},
-                           {"topic.metadata.refresh.interval.ms", "5000"}};
+                           {"topic.metadata.refresh.interval.ms", "1000"}};
   loop.kafka_properties.insert(loop.kafka_properties.end(), o.kafka_properties.begin(),
                                o.kafka_properties.end());
   consumer::BusinessWrite write;
