@@ -40,6 +40,7 @@ std::pair<int64_t, int64_t> StopSummary(const std::string& log) {
 
 std::vector<TestEvent> MakeEvents(int n, int aggregates, const std::string& tag) {
   std::vector<TestEvent> events;
+  events.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     events.push_back({absl::StrCat(tag, "-", i), "Ledger", absl::StrCat("acct-", i % aggregates),
                       1 + (i * 7) % 13});
