@@ -10,7 +10,8 @@ const char kUsage[] =
     "                                --postgres CONNINFO [--commit-interval-ms MS]\n"
     "                                [-X librdkafka.property=value]...\n"
     "Reads outboxd's envelope-protobuf records and applies each event once to the database\n"
-    "(tables from examples/consumer/schema.sql). --topic repeats; ^REGEX subscribes by pattern.\n"
+    "(tables from examples/consumer/inbox.sql and schema.sql).\n"
+    "--topic repeats; ^REGEX subscribes by pattern.\n"
     "Exit codes: 0 stopped by SIGTERM/SIGINT, 1 Kafka failed, 2 bad arguments or set-up,\n"
     "3 a record could not be decoded or applied (its offset is not committed).\n";
 

@@ -21,6 +21,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) return absl::InternalError(absl::StrCat("open ", log_path, ": ", strerror(errno)));
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const pid_t pid = fork();
@@ -71,6 +72,10 @@ void ChildProcess::Kill() {
   if (exit_code_.has_value()) return;
   kill(pid_, SIGKILL);
   Reap(/*block=*/true);
+}
+
+void ChildProcess::Signal(int signal) {
+  if (!exit_code_.has_value()) kill(pid_, signal);
 }
 
 std::string ReadFile(const std::string& path) {

@@ -32,6 +32,8 @@ class ChildProcess {
   absl::StatusOr<int> Stop(absl::Duration timeout);
   // SIGKILL and reap.
   void Kill();
+  // Sends `signal` (e.g. SIGSTOP, SIGCONT) unless the child has exited.
+  void Signal(int signal);
 
   const std::string& log_path() const { return log_path_; }
 

@@ -40,6 +40,7 @@ std::pair<int64_t, int64_t> StopSummary(const std::string& log) {
 
 std::vector<TestEvent> MakeEvents(int n, int aggregates, const std::string& tag) {
   std::vector<TestEvent> events;
+  events.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     events.push_back({absl::StrCat(tag, "-", i), "Ledger", absl::StrCat("acct-", i % aggregates),
                       1 + (i * 7) % 13});
@@ -67,15 +68,17 @@ void ConsumerTest::SetUp() {
   OutboxdTest::SetUp();
   if (HasFatalFailure()) return;
   // The consumer's tables live in a schema of their own, found through search_path, so the
-  // test runs the shipped schema.sql unchanged.
+  // test runs the shipped inbox.sql and schema.sql unchanged.
   schema_ = UniqueName("consumer");
   IT_ASSERT_OK(pg().Exec(absl::StrCat("CREATE SCHEMA ", QuoteIdent(schema_))));
   conninfo_ = absl::StrCat(env().pg_conninfo, " options='-csearch_path=", schema_, "'");
   IT_ASSERT_OK_AND_ASSIGN(PgClient db, PgClient::Connect(conninfo_));
   db_ = std::make_unique<PgClient>(std::move(db));
-  const std::string schema_sql = ReadFile(CONSUMER_SCHEMA_SQL);
-  ASSERT_FALSE(schema_sql.empty()) << "cannot read " << CONSUMER_SCHEMA_SQL;
-  IT_ASSERT_OK(db_->Exec(schema_sql));
+  for (const char* path : {CONSUMER_INBOX_SQL, CONSUMER_SCHEMA_SQL}) {
+    const std::string sql = ReadFile(path);
+    ASSERT_FALSE(sql.empty()) << "cannot read " << path;
+    IT_ASSERT_OK(db_->Exec(sql));
+  }
   group_ = UniqueName("group");
   topic_ = Topic("Ledger");
 }

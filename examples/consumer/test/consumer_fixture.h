@@ -1,6 +1,7 @@
 #pragma once
 // The consumer test's fixture: the outboxd fixture (table, slot, publication, topics) plus
-// a schema holding the shipped schema.sql, a consumer group, and consumer processes.
+// a schema holding the shipped inbox.sql and schema.sql, a consumer group, and consumer
+// processes.
 
 #include <cstdint>
 #include <map>
@@ -43,7 +44,7 @@ std::vector<std::pair<std::string, std::string>> EnvelopeRecords(
 
 class ConsumerTest : public outboxd::it::OutboxdTest {
  protected:
-  // Creates the schema (from schema.sql, found through search_path) and names the group.
+  // Creates the schema (inbox.sql, schema.sql, found through search_path) and names the group.
   void SetUp() override;
   // Kills the consumers, drops the schema, then the base fixture cleans up.
   void TearDown() override;

@@ -143,7 +143,7 @@ TEST_F(ConsumerTest, BadArgumentsAndMissingTablesAreRefusedClearly) {
       {{CONSUMER_BINARY, "--brokers", env().kafka_bootstrap, "--group", "g", "--topic", "t",
         "--postgres", env().pg_conninfo + " options='-csearch_path=no_such_schema'"},
        "tables inbox and aggregate_totals are not on the connection's search_path; create them "
-       "with: psql CONNINFO -f examples/consumer/schema.sql"},
+       "with: psql CONNINFO -f examples/consumer/inbox.sql -f examples/consumer/schema.sql"},
   };
   for (const auto& [args, message] : cases) {
     IT_ASSERT_OK_AND_ASSIGN(ChildProcess * consumer, StartConsumer(args));
