@@ -3,7 +3,10 @@
 #   Pipes RENDER_BINARY's exposition text to `promtool check metrics`, which fails on a parse
 #   error or a naming lint. Exits 77 (ctest: skipped) when promtool is not installed.
 set -euo pipefail
-command -v promtool >/dev/null || { echo "promtool not installed: skipped" >&2; exit 77; }
+command -v promtool >/dev/null || {
+  echo "promtool not installed (Debian package prometheus; scripts/setup --test installs it): skipped" >&2
+  exit 77
+}
 text=$("$1")
 lines=$(grep -c '' <<<"$text")
 promtool check metrics <<<"$text"
