@@ -3,6 +3,7 @@
 #include <string>
 
 #include "messages.h"
+#include "participant_row.h"
 #include "participants.h"
 #include "pg_result.h"
 
@@ -41,28 +42,11 @@ constexpr char kVoidFirst[] =
     "INSERT INTO payments (order_id, amount, status) VALUES ($1, 0, 'voided')"
     " ON CONFLICT (order_id) DO NOTHING";
 
-// Locks and reads the order's payment status into `status`.
-ApplyOutcome LockPayment(PGconn* conn, const std::string& order_id, std::string& status) {
-  const Result found = ExecParams(conn, kLockPayment, {order_id.c_str()});
-  if (!Succeeded(found)) return StatementFailure(conn, found.get());
-  status = PQntuples(found.get()) == 0 ? "" : PQgetvalue(found.get(), 0, 0);
-  return {ApplyResult::kApplied, ""};
-}
-
 ApplyOutcome Charge(PGconn* conn, const outboxd::v1::Event& command) {
-  const std::string& order_id = command.correlation_id();
   std::string status;
-  if (ApplyOutcome read = LockPayment(conn, order_id, status);
-      read.result != ApplyResult::kApplied) {
-    return read;
-  }
-  if (status.empty()) {
-    const std::string& payload = command.payload();
-    const Result charged = ExecParams(conn, kCharge, {order_id.c_str(), payload.c_str()});
-    if (!Succeeded(charged)) return StatementFailure(conn, charged.get());
-    // A concurrent delivery recorded the order first: retry, and answer from its row.
-    if (PQntuples(charged.get()) == 0) return {ApplyResult::kRetry, "payment raced"};
-    status = PQgetvalue(charged.get(), 0, 0);
+  if (ApplyOutcome answer = AnswerOnce(conn, kLockPayment, kCharge, command, status);
+      answer.result != ApplyResult::kApplied) {
+    return answer;
   }
   const bool taken = status == "charged";
   return Emit(conn, ReplyTo(command, kPaymentReply, taken ? "PaymentCharged" : "PaymentRefused",
@@ -72,7 +56,7 @@ ApplyOutcome Charge(PGconn* conn, const outboxd::v1::Event& command) {
 ApplyOutcome Void(PGconn* conn, const outboxd::v1::Event& command) {
   const std::string& order_id = command.correlation_id();
   std::string status;
-  if (ApplyOutcome read = LockPayment(conn, order_id, status);
+  if (ApplyOutcome read = LockStatus(conn, kLockPayment, order_id, status);
       read.result != ApplyResult::kApplied) {
     return read;
   }

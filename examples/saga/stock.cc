@@ -3,6 +3,7 @@
 #include <string>
 
 #include "messages.h"
+#include "participant_row.h"
 #include "participants.h"
 #include "pg_result.h"
 
@@ -43,28 +44,11 @@ constexpr char kReleaseFirst[] =
     "INSERT INTO reservations (order_id, sku, quantity, status)"
     " VALUES ($1, $2::jsonb->>'sku', 0, 'released') ON CONFLICT (order_id) DO NOTHING";
 
-// Locks and reads the order's reservation status into `status`.
-ApplyOutcome LockReservation(PGconn* conn, const std::string& order_id, std::string& status) {
-  const Result found = ExecParams(conn, kLockReservation, {order_id.c_str()});
-  if (!Succeeded(found)) return StatementFailure(conn, found.get());
-  status = PQntuples(found.get()) == 0 ? "" : PQgetvalue(found.get(), 0, 0);
-  return {ApplyResult::kApplied, ""};
-}
-
 ApplyOutcome Reserve(PGconn* conn, const outboxd::v1::Event& command) {
-  const std::string& order_id = command.correlation_id();
   std::string status;
-  if (ApplyOutcome read = LockReservation(conn, order_id, status);
-      read.result != ApplyResult::kApplied) {
-    return read;
-  }
-  if (status.empty()) {
-    const std::string& payload = command.payload();
-    const Result reserved = ExecParams(conn, kReserve, {order_id.c_str(), payload.c_str()});
-    if (!Succeeded(reserved)) return StatementFailure(conn, reserved.get());
-    // A concurrent delivery recorded the order first: retry, and answer from its row.
-    if (PQntuples(reserved.get()) == 0) return {ApplyResult::kRetry, "reservation raced"};
-    status = PQgetvalue(reserved.get(), 0, 0);
+  if (ApplyOutcome answer = AnswerOnce(conn, kLockReservation, kReserve, command, status);
+      answer.result != ApplyResult::kApplied) {
+    return answer;
   }
   const bool held = status == "reserved";
   return Emit(conn, ReplyTo(command, kStockReply, held ? "StockReserved" : "StockRefused",
@@ -74,7 +58,7 @@ ApplyOutcome Reserve(PGconn* conn, const outboxd::v1::Event& command) {
 ApplyOutcome Release(PGconn* conn, const outboxd::v1::Event& command) {
   const std::string& order_id = command.correlation_id();
   std::string status;
-  if (ApplyOutcome read = LockReservation(conn, order_id, status);
+  if (ApplyOutcome read = LockStatus(conn, kLockReservation, order_id, status);
       read.result != ApplyResult::kApplied) {
     return read;
   }
